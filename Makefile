@@ -1,0 +1,60 @@
+# softmax, from the kernel that overflows to a fused softmax + top-K.
+# `make help` lists the targets and variables.
+
+STAGES := $(patsubst %/,%,$(sort $(wildcard 0[1-6]_*/)))
+# stage1 -> 01_naive, stage2 -> 02_multipass, ...
+stage_dir = $(filter 0$(1)_%,$(STAGES))
+
+# Debian/Ubuntu packages for what the tests and plots need.
+DEPS_PACKAGES := libcriterion-dev gnuplot-nox
+SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
+
+# (stageN is a pattern rule, so it is not listed as phony: make skips pattern rules for those)
+.PHONY: all help test plots deps clean $(STAGES)
+
+all: $(STAGES)
+
+help:
+	@echo "Targets:"
+	@echo "  make stageN && ./run   build stage N (1-6) and run its default experiment"
+	@echo "                         (./run is the stage built last; 'cd 0N_* && make && ./run' works too)"
+	@echo "  make                   build every stage: $(STAGES)"
+	@echo "  make test              build and run the Criterion tests (GPU tests skip with no GPU)"
+	@echo "  make plots             regenerate charts and the tables in EXPERIMENTS.md from plots/data/*.csv"
+	@echo "  make deps              install Criterion and gnuplot (apt-get; sudo when not root)"
+	@echo "  make clean             remove build outputs"
+	@echo "Variables:"
+	@echo "  ARCH=sm_90             GPU architecture(s), e.g. ARCH=sm_80 or ARCH=\"sm_80 sm_90\";"
+	@echo "                         default: read from the GPU, or sm_75..sm_90 when there is none"
+	@echo "  NVCC=/path/to/nvcc     the CUDA compiler (default: nvcc on PATH, then /usr/local/cuda)"
+	@echo "  NVCC_EXTRA=-Xptxas=-v  extra nvcc flags, e.g. the register and shared-memory report"
+
+$(STAGES):
+	$(MAKE) -C $@
+
+stage%:
+	@test -n "$(call stage_dir,$*)" || { echo "no stage $* in this checkout (stages: $(STAGES))"; exit 2; }
+	$(MAKE) -C $(call stage_dir,$*)
+	ln -sfn $(call stage_dir,$*)/run run
+
+# Criterion is needed to build the tests; if it is missing, install it first.
+test: $(STAGES)
+	@echo '#include <criterion/criterion.h>' | $(CC) -E -x c - >/dev/null 2>&1 || $(MAKE) deps
+	$(MAKE) -C tests
+	tests/build/run_tests --verbose
+
+plots:
+	@command -v gnuplot >/dev/null || $(MAKE) deps
+	sh plots/make_plots.sh
+
+deps:
+	@if command -v apt-get >/dev/null && { [ -z "$(SUDO)" ] || command -v sudo >/dev/null; }; then \
+	  $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DEPS_PACKAGES); \
+	else \
+	  echo "please install Criterion (Debian/Ubuntu: libcriterion-dev) and gnuplot (gnuplot-nox)"; exit 1; \
+	fi
+
+clean:
+	for s in $(STAGES); do $(MAKE) -C $$s clean; done
+	$(MAKE) -C tests clean
+	rm -f run

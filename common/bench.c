@@ -1,0 +1,96 @@
+#include "bench.h"
+
+#include <stdlib.h>
+
+#include "check.h"
+#include "gpu.h"
+#include "reference.h"
+
+softmax_case case_create(size_t n, input_spec input, uint64_t seed)
+{
+    char count[32], what[64];
+    format_count(n, count, sizeof count);
+    snprintf(what, sizeof what, "n = %s (input and output)", count);
+    gpu_require_memory(2 * n * sizeof(float), what);
+
+    softmax_case c = {.n = n, .input = input, .seed = seed};
+    c.x_host = xmalloc(n * sizeof(float), what);
+    c.y_host = xmalloc(n * sizeof(float), what);
+    c.ref = xmalloc(n * sizeof(double), what);
+    fill_inputs(c.x_host, 1, n, input, seed);
+    reference_softmax(c.x_host, c.ref, 1, n);
+
+    CUDA_CHECK(cudaMalloc((void **)&c.x, n * sizeof(float)));
+    CUDA_CHECK(cudaMalloc((void **)&c.y, n * sizeof(float)));
+    CUDA_CHECK(cudaMemcpy(c.x, c.x_host, n * sizeof(float), cudaMemcpyHostToDevice));
+    return c;
+}
+
+void case_destroy(softmax_case *c)
+{
+    CUDA_CHECK(cudaFree(c->x));
+    CUDA_CHECK(cudaFree(c->y));
+    free(c->x_host);
+    free(c->y_host);
+    free(c->ref);
+}
+
+void *workspace_alloc(const softmax_variant *variant, size_t n)
+{
+    const size_t bytes = variant->workspace_bytes ? variant->workspace_bytes(n) : 0;
+    void *workspace = NULL;
+    if (bytes) {
+        gpu_require_memory(bytes, "the variant's workspace");
+        CUDA_CHECK(cudaMalloc(&workspace, bytes));
+    }
+    return workspace;
+}
+
+verify_result case_check(softmax_case *c, const softmax_variant *variant, void *workspace, int *launches)
+{
+    gpu_poison(c->y, c->n * sizeof(float));
+    *launches = variant->run(c->x, c->y, c->n, workspace);
+    CUDA_CHECK(cudaMemcpy(c->y_host, c->y, c->n * sizeof(float), cudaMemcpyDeviceToHost));
+    return verify_softmax(c->y_host, c->ref, 1, c->n);
+}
+
+typedef struct {
+    const softmax_variant *variant;
+    softmax_case *c;
+    void *workspace;
+} variant_job;
+
+static void run_variant(void *ctx)
+{
+    const variant_job *job = ctx;
+    job->variant->run(job->c->x, job->c->y, job->c->n, job->workspace);
+}
+
+result_row bench_variant(const bench_settings *s, softmax_case *c, const softmax_variant *variant,
+                         const char *experiment, bool timed)
+{
+    variant_job job = {.variant = variant, .c = c, .workspace = workspace_alloc(variant, c->n)};
+
+    result_row row = {.experiment = experiment, .variant = variant->name, .rows = 1, .cols = c->n,
+                      .input = c->input, .seed = c->seed, .bytes_per_elem = variant->bytes_per_elem};
+
+    row.check = case_check(c, variant, job.workspace, &row.launches);
+
+    /* Then benchmark. Any softmax must read x once and write y once: 8 bytes per element. That is
+     * the byte count behind GB/s, so every variant is measured against the same ideal, and a
+     * copy (which moves exactly those bytes) is the ceiling no variant can honestly beat. */
+    if (timed) {
+        row.timed = true;
+        row.time = gpu_time(run_variant, &job, s->warmup, s->iters);
+        row.gbps = 2.0 * sizeof(float) * (double)c->n / (row.time.median_ms * 1e-3) / 1e9;
+        row.ceiling_gbps = s->ceiling_gbps;
+        row.pct_of_ceiling = 100.0 * row.gbps / s->ceiling_gbps;
+        report_timing_row(&row);
+    } else {
+        report_accuracy_row(&row);
+    }
+    if (s->csv)
+        report_csv_row(s->csv, &row);
+    CUDA_CHECK(cudaFree(job.workspace));
+    return row;
+}

@@ -1,0 +1,66 @@
+/* Validate, then benchmark: the loop every stage runs for each size.
+ *
+ * A case is one fresh input on the host and the GPU, with its fp64 reference. For each variant the
+ * output is poisoned, the variant runs once, its output is checked element by element against the
+ * reference, and only then (if asked) is it timed. */
+#ifndef COMMON_BENCH_H
+#define COMMON_BENCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cli.h"
+#include "report.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One way of computing a 1-D softmax y = softmax(x) over n floats on the GPU. */
+typedef struct {
+    const char *name;
+    double bytes_per_elem;              /* DRAM bytes per element its algorithm moves */
+    size_t (*workspace_bytes)(size_t n); /* device scratch it needs (may be NULL: none)  */
+    /* Enqueues the softmax on the default stream, checking every launch; returns the number of
+     * kernel launches it made. */
+    int (*run)(const float *x, float *y, size_t n, void *workspace);
+} softmax_variant;
+
+typedef struct {
+    size_t n;
+    input_spec input;
+    uint64_t seed;
+    float *x_host, *y_host;
+    double *ref;     /* fp64 reference softmax of x_host */
+    float *x, *y;    /* device copies */
+} softmax_case;
+
+/* Everything a run shares: timing settings, the ceiling rows are compared with, the CSV (or NULL). */
+typedef struct {
+    int warmup, iters;
+    double ceiling_gbps;
+    FILE *csv;
+} bench_settings;
+
+/* Draws x from `input` with `seed`, computes the reference, uploads x. Dies with one line if the
+ * GPU or the host lacks the memory. */
+softmax_case case_create(size_t n, input_spec input, uint64_t seed);
+void case_destroy(softmax_case *c);
+
+/* Device scratch for `variant` at size n (NULL when it needs none); release with cudaFree. */
+void *workspace_alloc(const softmax_variant *variant, size_t n);
+
+/* Poisons the output, runs `variant` once with the given workspace, and verifies every element
+ * against the fp64 reference. Sets *launches to the number of kernel launches it made. */
+verify_result case_check(softmax_case *c, const softmax_variant *variant, void *workspace, int *launches);
+
+/* Runs `variant` once on the case and verifies it (case_check); if `timed`, then times it. Prints the row in the
+ * matching table layout, appends it to the CSV, and returns it. */
+result_row bench_variant(const bench_settings *s, softmax_case *c, const softmax_variant *variant,
+                         const char *experiment, bool timed);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

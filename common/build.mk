@@ -1,0 +1,58 @@
+# Compilers, flags, the GPU architecture and the compile rules, shared by every stage's Makefile
+# and by tests/Makefile (each sets BUILD first). An object's path under $(BUILD) is its source's
+# path from the repository root: build/common/gpu.o comes from ../common/gpu.c.
+#
+# ARCH: the GPU architecture(s) to build for, e.g. `make ARCH=sm_80` or `make ARCH="sm_80 sm_90"`.
+# Left unset, it is read from the GPU (nvidia-smi); with no GPU (as in CI) the build targets
+# sm_75, sm_80, sm_86, sm_89 and sm_90, plus PTX for newer GPUs.
+
+comma := ,
+COMMON_DIR := $(patsubst %/,%,$(dir $(lastword $(MAKEFILE_LIST))))
+ROOT := $(patsubst %/common,%,$(COMMON_DIR))
+
+NVCC ?= $(or $(shell command -v nvcc 2>/dev/null),$(wildcard /usr/local/cuda/bin/nvcc))
+ifeq ($(NVCC),)
+  $(error nvcc not found: install the CUDA toolkit (12.0 or newer) and put its bin/ on PATH)
+endif
+CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
+
+ifeq ($(origin ARCH),undefined)
+  GPU_CC := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1 | tr -d '. ')
+  ifneq ($(GPU_CC),)
+    ARCH := sm_$(GPU_CC)
+    ARCH_SOURCE := detected from the GPU
+  else
+    ARCH := sm_75 sm_80 sm_86 sm_89 sm_90
+    ARCH_SOURCE := no GPU found: default
+  endif
+endif
+ARCH_SOURCE ?= set on the command line
+export ARCH ARCH_SOURCE
+
+ARCH_LIST := $(subst $(comma), ,$(ARCH))
+ifneq ($(filter-out sm_%,$(ARCH_LIST)),)
+  $(error ARCH must name architectures like sm_90 or "sm_80 sm_90", got '$(ARCH)')
+endif
+ARCH_NEWEST := $(lastword $(sort $(ARCH_LIST:sm_%=%)))
+GENCODE := $(foreach a,$(ARCH_LIST),-gencode arch=compute_$(a:sm_%=%),code=$(a)) \
+           -gencode arch=compute_$(ARCH_NEWEST),code=compute_$(ARCH_NEWEST)
+
+CC ?= gcc
+CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Wshadow -I$(CUDA_HOME)/include -MMD -MP
+NVCCFLAGS := -std=c++17 -O3 -lineinfo $(GENCODE) -Xcompiler -Wall -MMD -MP $(NVCC_EXTRA)
+LDLIBS := -lm
+
+COMMON_SRCS := check.c cli.c inputs.c reference.c verify.c gpu.c report.c bench.c gpu_kernels.cu
+COMMON_OBJS := $(patsubst %,$(BUILD)/common/%.o,$(basename $(COMMON_SRCS)))
+
+# $(BUILD)/arch.txt holds the -gencode flags; it changes only when they do, and every object
+# depends on it, so a new ARCH rebuilds everything and an unchanged one rebuilds nothing.
+ARCH_STAMP := $(BUILD)/arch.txt
+$(shell mkdir -p $(BUILD); echo '$(GENCODE)' | cmp -s - $(ARCH_STAMP) || echo '$(GENCODE)' > $(ARCH_STAMP))
+
+$(BUILD)/%.o: $(ROOT)/%.c $(ARCH_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -c $< -o $@
+$(BUILD)/%.o: $(ROOT)/%.cu $(ARCH_STAMP)
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCCFLAGS) -c $< -o $@

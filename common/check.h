@@ -1,0 +1,42 @@
+/* Error handling shared by every stage.
+ *
+ * Two kinds of failure end a program here:
+ *  - a CUDA call or launch that fails: CUDA_CHECK / CUDA_CHECK_LAUNCH print file:line, the call and
+ *    CUDA's own error string, then exit 1;
+ *  - bad input from the user or the machine (unknown flag, no GPU, too little memory): die() prints
+ *    one line and exits with the code it is given (2 for usage errors, 1 for everything else).
+ */
+#ifndef COMMON_CHECK_H
+#define COMMON_CHECK_H
+
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define EXIT_USAGE 2
+
+/* Every CUDA runtime call goes through this. */
+#define CUDA_CHECK(call) cuda_check((call), #call, __FILE__, __LINE__)
+
+/* After every kernel launch: catches bad launch configurations at once. Faults inside the kernel
+ * surface at the next checked call that waits for the GPU (a copy, an event synchronize). */
+#define CUDA_CHECK_LAUNCH(kernel_name) cuda_check(cudaGetLastError(), "launch of " kernel_name, __FILE__, __LINE__)
+
+void cuda_check(cudaError_t err, const char *what, const char *file, int line);
+
+/* Name used as the prefix of every message ("run: ..."); set once from argv[0]. */
+void set_program_name(const char *argv0);
+const char *program_name(void);
+
+/* One line "<program>: <message>" on stderr, then exit(code). */
+void die(int code, const char *fmt, ...) __attribute__((noreturn, format(printf, 2, 3)));
+
+/* malloc that dies with a clear message instead of returning NULL. */
+void *xmalloc(size_t bytes, const char *what);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,212 @@
+#include "cli.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+
+void cli_defaults(cli_options *opts)
+{
+    memset(opts, 0, sizeof *opts);
+    opts->input = (input_spec){.dist = DIST_UNIFORM, .lo = 0.0, .hi = 10.0};
+    opts->iters = 100;
+    opts->warmup = 10;
+    opts->seed = 2026;
+}
+
+static cli_status fail(char *err, size_t err_len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static cli_status fail(char *err, size_t err_len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, err_len, fmt, ap);
+    va_end(ap);
+    return CLI_ERROR;
+}
+
+int cli_parse_count(const char *text, size_t *out)
+{
+    char *end;
+    errno = 0;
+    if (*text < '0' || *text > '9')
+        return -1;
+    unsigned long long mantissa = strtoull(text, &end, 10);
+    if (errno || end == text)
+        return -1;
+    unsigned exponent = 0;
+    if (*end == 'K' || *end == 'k')
+        exponent = 3, end++;
+    else if (*end == 'M' || *end == 'm')
+        exponent = 6, end++;
+    else if (*end == 'G' || *end == 'g')
+        exponent = 9, end++;
+    else if (*end == 'e' || *end == 'E') {
+        char *digits = end + 1;
+        if (*digits < '0' || *digits > '9')
+            return -1;
+        exponent = (unsigned)strtoul(digits, &end, 10);
+        if (exponent > 18)
+            return -1;
+    }
+    if (*end != '\0' || mantissa == 0)
+        return -1;
+    for (unsigned i = 0; i < exponent; i++) {
+        if (mantissa > (unsigned long long)SIZE_MAX / 10)
+            return -1;
+        mantissa *= 10;
+    }
+    *out = (size_t)mantissa;
+    return 0;
+}
+
+static int parse_int(const char *text, long lo, long hi, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (errno || end == text || *end != '\0' || v < lo || v > hi)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+static int parse_range(const char *text, double *lo, double *hi)
+{
+    char *end;
+    errno = 0;
+    double a = strtod(text, &end);
+    if (errno || end == text || *end != ':')
+        return -1;
+    const char *second = end + 1;
+    double b = strtod(second, &end);
+    if (errno || end == second || *end != '\0' || !isfinite(a) || !isfinite(b) || !(a < b))
+        return -1;
+    *lo = a;
+    *hi = b;
+    return 0;
+}
+
+static int parse_sizes(const char *text, cli_options *opts)
+{
+    opts->n_sizes = 0;
+    for (const char *item = text;; item++) {
+        const char *comma = strchr(item, ',');
+        const size_t len = comma ? (size_t)(comma - item) : strlen(item);
+        char one[32];
+        if (opts->n_sizes == CLI_MAX_SIZES || len == 0 || len >= sizeof one)
+            return -1;
+        memcpy(one, item, len);
+        one[len] = '\0';
+        if (cli_parse_count(one, &opts->sizes[opts->n_sizes++]))
+            return -1;
+        if (!comma)
+            return 0;
+        item = comma;
+    }
+}
+
+cli_status cli_parse(int argc, char **argv, cli_options *opts, char *err, size_t err_len)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0)
+            return CLI_HELP;
+        if (strncmp(arg, "--", 2) != 0)
+            return fail(err, err_len, "unexpected argument '%s' (flags start with --)", arg);
+
+        /* Accept both "--flag value" and "--flag=value". */
+        char name[64];
+        const char *value;
+        const char *eq = strchr(arg, '=');
+        if (eq) {
+            size_t len = (size_t)(eq - arg);
+            if (len >= sizeof name)
+                return fail(err, err_len, "unknown flag '%s'", arg);
+            memcpy(name, arg, len);
+            name[len] = '\0';
+            value = eq + 1;
+        } else {
+            snprintf(name, sizeof name, "%s", arg);
+            value = i + 1 < argc ? argv[i + 1] : NULL;
+        }
+
+        static const char *const known[] = {"--n",     "--sizes",  "--range", "--dist",
+                                            "--iters", "--warmup", "--seed",  "--csv"};
+        bool is_known = false;
+        for (size_t k = 0; k < sizeof known / sizeof known[0]; k++)
+            is_known |= strcmp(name, known[k]) == 0;
+        if (!is_known)
+            return fail(err, err_len, "unknown flag '%s'", name);
+        if (!value)
+            return fail(err, err_len, "%s needs a value", name);
+        if (!eq)
+            i++;
+
+        if (strcmp(name, "--n") == 0) {
+            opts->n_sizes = 1;
+            if (cli_parse_count(value, &opts->sizes[0]))
+                return fail(err, err_len, "--n: expected a positive count like 1000, 10K or 1e6, got '%s'", value);
+        } else if (strcmp(name, "--sizes") == 0) {
+            if (parse_sizes(value, opts))
+                return fail(err, err_len, "--sizes: expected up to %d positive counts separated by commas, like 1K,1M,1e8, got '%s'",
+                            CLI_MAX_SIZES, value);
+        } else if (strcmp(name, "--range") == 0) {
+            if (parse_range(value, &opts->input.lo, &opts->input.hi))
+                return fail(err, err_len, "--range: expected LO:HI with finite LO < HI, like 500:1000, got '%s'", value);
+            opts->range_given = true;
+        } else if (strcmp(name, "--dist") == 0) {
+            if (dist_from_name(value, &opts->input.dist))
+                return fail(err, err_len, "--dist: expected uniform, normal or outliers, got '%s'", value);
+        } else if (strcmp(name, "--iters") == 0) {
+            if (parse_int(value, 1, 100000, &opts->iters))
+                return fail(err, err_len, "--iters: expected a whole number from 1 to 100000, got '%s'", value);
+        } else if (strcmp(name, "--warmup") == 0) {
+            if (parse_int(value, 0, 100000, &opts->warmup))
+                return fail(err, err_len, "--warmup: expected a whole number from 0 to 100000, got '%s'", value);
+        } else if (strcmp(name, "--seed") == 0) {
+            char *end;
+            errno = 0;
+            unsigned long long seed = strtoull(value, &end, 10);
+            if (errno || end == value || *end != '\0' || *value == '-')
+                return fail(err, err_len, "--seed: expected a non-negative whole number, got '%s'", value);
+            opts->seed = seed;
+        } else { /* --csv */
+            if (*value == '\0')
+                return fail(err, err_len, "--csv needs a file name");
+            opts->csv_path = value;
+        }
+    }
+    return CLI_OK;
+}
+
+void cli_parse_or_exit(int argc, char **argv, cli_options *opts, const char *about)
+{
+    char err[512];
+    set_program_name(argv[0]);
+    cli_defaults(opts);
+    switch (cli_parse(argc, argv, opts, err, sizeof err)) {
+    case CLI_OK:
+        return;
+    case CLI_ERROR:
+        die(EXIT_USAGE, "%s (see --help)", err);
+    case CLI_HELP:
+        printf("%s\n"
+               "Flags:\n"
+               "  --n N            one size (counts like 1000, 10K, 1M, 1e8)\n"
+               "  --sizes A,B,...  several sizes, each verified and timed\n"
+               "  --range LO:HI    input range (default 0:10)\n"
+               "  --dist D         uniform | normal | outliers (default uniform)\n"
+               "  --iters N        timed runs; the table shows their median (default 100)\n"
+               "  --warmup N       untimed runs first (default 10)\n"
+               "  --seed S         input seed (default 2026)\n"
+               "  --csv FILE       also write the rows to FILE as CSV\n"
+               "  --help           this text\n",
+               about);
+        exit(0);
+    }
+}

@@ -1,0 +1,46 @@
+/* The command line every stage shares. Parsing never exits by itself, so tests can call it;
+ * cli_parse_or_exit() is what a stage's main() uses. */
+#ifndef COMMON_CLI_H
+#define COMMON_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "inputs.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CLI_MAX_SIZES 32
+
+typedef struct {
+    size_t sizes[CLI_MAX_SIZES]; /* from --n or --sizes; n_sizes == 0 means "the stage's default" */
+    int n_sizes;
+    input_spec input;            /* --dist and --range */
+    bool range_given;            /* --range was on the command line */
+    int iters, warmup;           /* timed runs (median over iters) and untimed runs before them */
+    uint64_t seed;
+    const char *csv_path;        /* NULL: no CSV */
+} cli_options;
+
+typedef enum { CLI_OK, CLI_HELP, CLI_ERROR } cli_status;
+
+void cli_defaults(cli_options *opts);
+
+/* Parses argv[1..argc-1] into opts (which starts from cli_defaults). On CLI_ERROR, err holds one
+ * line that says what is wrong. */
+cli_status cli_parse(int argc, char **argv, cli_options *opts, char *err, size_t err_len);
+
+/* Parses a count such as "1000", "10K", "1M", "1e7" (K, M, G are powers of ten). 0 on success. */
+int cli_parse_count(const char *text, size_t *out);
+
+/* What a stage's main() calls: --help prints usage and exits 0, an error prints one line and
+ * exits 2. `about` is the stage's own first lines of --help. */
+void cli_parse_or_exit(int argc, char **argv, cli_options *opts, const char *about);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,67 @@
+/* The GPU side of the harness: which device, how much memory, how long things take, and how fast
+ * the memory can go at all (the ceilings every table row is compared with). */
+#ifndef COMMON_GPU_H
+#define COMMON_GPU_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct {
+    char name[256];
+    int cc_major, cc_minor;
+    int sms;
+    size_t l2_bytes;
+    size_t global_mem_bytes;
+    double dram_theoretical_gbps; /* 2 (double data rate) x memory clock x bus width */
+    int runtime_version, driver_version; /* as CUDA encodes them: 13000 is 13.0 */
+} gpu_info;
+
+/* Picks device 0 and fills info. No usable GPU: one line "no CUDA device found: ..." and exit 1.
+ * Also allocates, once, the buffer that gpu_time() reads to flush the L2 cache. */
+void gpu_open(gpu_info *info);
+
+/* True when a CUDA device is usable; on false, reason says why (for tests that skip). */
+int gpu_available(char *reason, size_t reason_len);
+
+/* Dies with one line if the device has less than `bytes` free. */
+void gpu_require_memory(size_t bytes, const char *what);
+
+/* Sets every byte to 0xFF: as float32 every element is then NaN, so an element the kernel does
+ * not write can never pass verification. */
+void gpu_poison(void *device_ptr, size_t bytes);
+
+/* A grid of at most blocks_per_sm blocks on every SM, fewer when n is small: the size used by
+ * grid-stride loops. */
+int gpu_grid_size(size_t n, int threads_per_block, int blocks_per_sm);
+
+typedef struct {
+    double median_ms, min_ms, max_ms;
+} gpu_timing;
+
+/* Enqueues one run of the thing being timed on the default stream. */
+typedef void (*gpu_work_fn)(void *ctx);
+
+/* Times `work` with CUDA events: `warmup` untimed runs, then `iters` timed ones. The L2 cache is
+ * flushed before every run (outside the timed region), so no run finds its input in cache. */
+gpu_timing gpu_time(gpu_work_fn work, void *ctx, int warmup, int iters);
+
+/* Median, min and max of ms[0..n-1] (sorts ms in place). */
+gpu_timing timing_summary(double *ms, int n);
+
+/* Ceilings measured in this run, in GB/s (1 GB = 1e9 bytes):
+ *  - copy: cudaMemcpy device-to-device of a buffer many times the L2, bytes read + bytes written;
+ *  - read: a kernel that only reads such a buffer with 16-byte loads, bytes read. */
+double gpu_copy_ceiling_gbps(void);
+double gpu_read_ceiling_gbps(void);
+
+/* Defined in gpu_kernels.cu: sums a buffer of float4 with 16-byte loads, writing nothing unless the
+ * sum is exactly `never` (so the compiler must keep every load). */
+void launch_read_sweep(const void *buf, size_t n_float4, float *sink, int grid, int threads);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

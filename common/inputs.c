@@ -1,0 +1,60 @@
+#include "inputs.h"
+
+#include <math.h>
+#include <string.h>
+
+static const char *const names[] = {[DIST_UNIFORM] = "uniform", [DIST_NORMAL] = "normal",
+                                    [DIST_OUTLIERS] = "outliers"};
+
+const char *dist_name(input_dist dist) { return names[dist]; }
+
+int dist_from_name(const char *name, input_dist *dist)
+{
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(name, names[i]) == 0) {
+            *dist = (input_dist)i;
+            return 0;
+        }
+    return -1;
+}
+
+/* splitmix64: tiny, fast, and good enough to feed a benchmark; its state is one integer. */
+static uint64_t next_u64(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* Uniform in [0, 1) with 53 random bits. */
+static double next_unit(uint64_t *state) { return (double)(next_u64(state) >> 11) * 0x1p-53; }
+
+/* Box-Muller: one standard normal sample per call (the second one is dropped for simplicity). */
+static double next_normal(uint64_t *state)
+{
+    const double two_pi = 6.283185307179586;
+    double u1 = 1.0 - next_unit(state); /* in (0, 1], so log(u1) is finite */
+    double u2 = next_unit(state);
+    return sqrt(-2.0 * log(u1)) * cos(two_pi * u2);
+}
+
+void fill_inputs(float *x, size_t rows, size_t cols, input_spec spec, uint64_t seed)
+{
+    uint64_t state = seed;
+    const size_t n = rows * cols;
+    const double width = spec.hi - spec.lo;
+
+    for (size_t i = 0; i < n; i++) {
+        if (spec.dist == DIST_NORMAL)
+            x[i] = (float)(0.5 * (spec.lo + spec.hi) + width / 6.0 * next_normal(&state));
+        else
+            x[i] = (float)(spec.lo + width * next_unit(&state));
+    }
+    if (spec.dist == DIST_OUTLIERS) {
+        const size_t per_row = cols / 1024 + 1;
+        for (size_t r = 0; r < rows; r++)
+            for (size_t k = 0; k < per_row; k++)
+                x[r * cols + next_u64(&state) % cols] = (float)(spec.hi + width);
+    }
+}

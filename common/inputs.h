@@ -1,0 +1,35 @@
+/* Seeded input generators. Every check draws fresh inputs from a seed, so a run is reproducible
+ * and a different seed is a different test. Never zeros: zeros hide unwritten outputs. */
+#ifndef COMMON_INPUTS_H
+#define COMMON_INPUTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+    DIST_UNIFORM,  /* uniform in [lo, hi]                                                   */
+    DIST_NORMAL,   /* normal with mean (lo+hi)/2 and standard deviation (hi-lo)/6            */
+    DIST_OUTLIERS, /* uniform in [lo, hi], plus one logit in 1024 (at least one per row) set
+                      to hi + (hi-lo), so a few entries carry most of the probability         */
+} input_dist;
+
+typedef struct {
+    input_dist dist;
+    double lo, hi;
+} input_spec;
+
+const char *dist_name(input_dist dist);
+/* Returns 0 and sets *dist when name is "uniform", "normal" or "outliers"; -1 otherwise. */
+int dist_from_name(const char *name, input_dist *dist);
+
+/* Fills rows x cols logits (row-major). The same seed gives the same numbers on every machine. */
+void fill_inputs(float *x, size_t rows, size_t cols, input_spec spec, uint64_t seed);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,58 @@
+/* What a run prints: an aligned table on stdout, and optionally the same rows as CSV whose header
+ * names the GPU, the CUDA versions and the date, so every number can be traced to its run. */
+#ifndef COMMON_REPORT_H
+#define COMMON_REPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "gpu.h"
+#include "inputs.h"
+#include "verify.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct {
+    const char *experiment; /* the CSV tag: "overflow", "timing", ... */
+    const char *variant;
+    size_t rows, cols;      /* a 1-D softmax over n elements is 1 x n */
+    input_spec input;
+    uint64_t seed;
+    verify_result check;
+    int launches;           /* kernel launches per softmax */
+    double bytes_per_elem;  /* DRAM bytes per element the variant's algorithm moves */
+    bool timed;             /* the fields below are set only when timed */
+    gpu_timing time;
+    double gbps;            /* effective: 8 bytes per element (x read once, y written once) / time */
+    double pct_of_ceiling;  /* gbps / ceiling_gbps x 100 */
+    double ceiling_gbps;
+} result_row;
+
+/* "1000" -> "1K", 100000000 -> "100M", 4097 -> "4097". */
+void format_count(size_t n, char *buf, size_t len);
+
+void report_device(const gpu_info *gpu, const char *ceiling_name, double ceiling_gbps);
+
+/* Correctness rows: size, input, sum of outputs, non-finite count, error, PASS/FAIL. */
+void report_accuracy_header(void);
+void report_accuracy_row(const result_row *row);
+
+/* Timing rows: size, variant, median/min/max ms, GB/s, % of ceiling, bytes/elem, launches, error. */
+void report_timing_header(void);
+void report_timing_row(const result_row *row);
+
+/* Opens FILE for writing and writes the header: '#' lines naming GPU, CUDA runtime and driver,
+ * date, ceiling and the command line, then the column names. Cannot open: one line, exit 2. */
+FILE *report_csv_open(const char *path, const gpu_info *gpu, const char *ceiling_name,
+                      double ceiling_gbps, int argc, char **argv);
+void report_csv_row(FILE *csv, const result_row *row);
+/* Closes the file; a failed write or close is one line and exit 1. */
+void report_csv_close(FILE *csv, const char *path);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,21 @@
+# Builds one stage's program, ./run, from its STAGE_SRCS and common/. A stage's Makefile is:
+#     STAGE_SRCS := kernels.cu main.c
+#     include ../common/stage.mk
+
+BUILD := build
+include $(dir $(lastword $(MAKEFILE_LIST)))build.mk
+
+STAGE := $(notdir $(CURDIR))
+OBJS := $(patsubst %,$(BUILD)/$(STAGE)/%.o,$(basename $(STAGE_SRCS))) $(COMMON_OBJS)
+
+.PHONY: all clean
+all: run
+
+run: $(OBJS)
+	@echo "linking $(STAGE)/run for $(ARCH) ($(ARCH_SOURCE))"
+	$(NVCC) $(GENCODE) -o $@ $^ $(LDLIBS)
+
+clean:
+	rm -rf $(BUILD) run
+
+-include $(OBJS:.o=.d)

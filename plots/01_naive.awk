@@ -1,0 +1,66 @@
+# Tables, findings and seed claims for 01_naive, from plots/data/01_naive.csv.
+# Run by plots/make_plots.sh after plots/lib.awk.
+
+END {
+    csv = "plots/data/01_naive.csv"
+    setup_block("setup:01_naive", csv)
+
+    block("table:01_overflow")
+    print "| n | inputs | sum of outputs | NaN/Inf outputs | max rel. error | check |"
+    print "|---:|---|---:|---:|---:|:---:|"
+    m = split(rows_where("experiment", "overflow"), ov, " ")
+    for (i = 1; i <= m; i++) {
+        r = ov[i]
+        print "| " count(val[r, "cols"]) " | uniform [" val[r, "lo"] ", " val[r, "hi"] "] | " \
+              num(val[r, "row_sum"], "%.6g") " | " val[r, "nonfinite"] " | " num(val[r, "max_rel_err"], "%.1e") " | " val[r, "result"] " |"
+    }
+
+    block("table:01_overflow_sweep")
+    print "| inputs | sum of outputs | NaN/Inf outputs | check |"
+    print "|---|---:|---:|:---:|"
+    m = split(rows_where("experiment", "overflow_sweep"), sw, " ")
+    last_pass = silent = first_nan = all_nan = ""
+    for (i = 1; i <= m; i++) {
+        r = sw[i]
+        h = val[r, "hi"]
+        print "| uniform [" val[r, "lo"] ", " h "] | " num(val[r, "row_sum"], "%.6g") " | " val[r, "nonfinite"] " / " val[r, "cols"] " | " val[r, "result"] " |"
+        if (val[r, "result"] == "PASS") last_pass = h
+        if (silent == "" && val[r, "row_sum"] == 0 && val[r, "nonfinite"] == 0) silent = h
+        if (first_nan == "" && val[r, "nonfinite"] > 0) first_nan = h
+        if (all_nan == "" && val[r, "nonfinite"] == val[r, "cols"]) all_nan = h
+    }
+
+    block("table:01_timing")
+    print "| n | median ms | min ms | max ms | GB/s | % of ceiling | bytes/elem | launches | max rel. error | check |"
+    print "|---:|---:|---:|---:|---:|---:|---:|---:|---:|:---:|"
+    m = split(rows_where("experiment", "timing"), tm, " ")
+    for (i = 1; i <= m; i++) {
+        r = tm[i]
+        print "| " count(val[r, "cols"]) " | " num(val[r, "median_ms"], "%.4f") " | " num(val[r, "min_ms"], "%.4f") " | " \
+              num(val[r, "max_ms"], "%.4f") " | " num(val[r, "gbps"], "%.0f") " | " num(val[r, "pct_ceiling"], "%.1f") " | " \
+              val[r, "bytes_per_elem"] " | " val[r, "launches"] " | " num(val[r, "max_rel_err"], "%.1e") " | " val[r, "result"] " |"
+    }
+    big = tm[m]
+    small = tm[1]
+
+    block("findings:01_overflow")
+    safe = ov[1]; huge = ov[2]
+    printf "- On uniform [%s, %s] the naive kernel %s (max relative error %s). On uniform [%s, %s], %s of %s outputs are NaN or Inf and their sum is %s.\n", \
+        val[safe, "lo"], val[safe, "hi"], val[safe, "result"] == "PASS" ? "passes" : "FAILS", num(val[safe, "max_rel_err"], "%.1e"), \
+        val[huge, "lo"], val[huge, "hi"], val[huge, "nonfinite"], val[huge, "cols"], val[huge, "row_sum"]
+    printf "- With inputs in [h−10, h], the last h that passes is %s. From h = %s every output is 0 and none is NaN: the *sum* overflowed while each exp did not, a wrong answer that nothing flags. From h = %s some outputs are NaN (their own exp overflowed), and from h = %s all of them.\n", \
+        last_pass, silent, first_nan, all_nan
+
+    block("findings:01_timing")
+    printf "- At n = %s the kernel takes %s ms: %s GB/s counting the 8 bytes per element any softmax must move, %s %% of the copy ceiling. Counting the %s bytes it actually moves (x is read twice), that is %.0f GB/s, %.1f %% of the ceiling.\n", \
+        count(val[big, "cols"]), num(val[big, "median_ms"], "%.3f"), num(val[big, "gbps"], "%.0f"), num(val[big, "pct_ceiling"], "%.1f"), \
+        val[big, "bytes_per_elem"], val[big, "gbps"] * val[big, "bytes_per_elem"] / 8, val[big, "pct_ceiling"] * val[big, "bytes_per_elem"] / 8
+    flat = small
+    for (i = 2; i <= m; i++) if (val[tm[i], "median_ms"] <= 1.25 * val[small, "median_ms"]) flat = tm[i]
+    printf "- From n = %s to %s the time stays within 25 %% of %s ms: there two kernel launches and a memset, not memory, set the time.\n", \
+        count(val[small, "cols"]), count(val[flat, "cols"]), num(val[small, "median_ms"], "%.4f")
+
+    block("claims")
+    printf "| Softmax without max subtraction overflows on inputs in [500, 1000] | seed 004, Experiment 1 | %s of %s outputs NaN/Inf, sum %s (01_naive) | %s |\n", \
+        val[huge, "nonfinite"], val[huge, "cols"], val[huge, "row_sum"], val[huge, "nonfinite"] == val[huge, "cols"] ? "confirmed" : "not reproduced"
+}

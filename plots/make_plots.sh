@@ -1,0 +1,23 @@
+#!/bin/sh
+# make plots: regenerates every chart (plots/*.png and *.svg, by the gnuplot scripts plots/NN_*.gp)
+# and every generated block of EXPERIMENTS.md (by the awk scripts plots/NN_<stage>.awk, each reading
+# plots/data/NN_<stage>.csv), from the CSV files that GPU runs wrote. Needs no GPU.
+set -eu
+cd "$(dirname "$0")/.."
+
+for chart in plots/[0-9]*.gp; do
+    gnuplot "$chart"
+done
+
+blocks=$(mktemp)
+trap 'rm -f "$blocks" "$blocks.md"' EXIT
+{
+    # The seed-claims table gathers rows from every stage's script under this one header.
+    printf '@@ claims\n| claim | source | measured here | verdict |\n|---|---|---|---|\n'
+    for script in plots/[0-9]*.awk; do
+        awk -f plots/lib.awk -f "$script" "plots/data/$(basename "$script" .awk).csv"
+    done
+} > "$blocks"
+awk -f plots/splice.awk "$blocks" EXPERIMENTS.md > "$blocks.md"
+cat "$blocks.md" > EXPERIMENTS.md
+echo "make plots: charts in plots/, tables in EXPERIMENTS.md regenerated from plots/data/*.csv"

@@ -1,0 +1,128 @@
+/* The shared command line: every flag parses, and every malformed one is refused with a message. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "../common/cli.h"
+
+static char err[512];
+
+static cli_status parse(cli_options *o, int argc, const char **argv)
+{
+    cli_defaults(o);
+    err[0] = '\0';
+    return cli_parse(argc, (char **)argv, o, err, sizeof err);
+}
+
+#define PARSE(o, ...)                                                                              \
+    parse(o, (int)(sizeof((const char *[]){"run", __VA_ARGS__}) / sizeof(const char *)),            \
+          (const char *[]){"run", __VA_ARGS__})
+
+Test(cli, defaults)
+{
+    cli_options o;
+    const char *argv[] = {"run"};
+    cr_assert_eq(parse(&o, 1, argv), CLI_OK);
+    cr_expect_eq(o.n_sizes, 0);
+    cr_expect_eq(o.input.dist, DIST_UNIFORM);
+    cr_expect_eq(o.input.lo, 0.0);
+    cr_expect_eq(o.input.hi, 10.0);
+    cr_expect_not(o.range_given);
+    cr_expect_eq(o.iters, 100);
+    cr_expect_eq(o.warmup, 10);
+    cr_expect_null(o.csv_path);
+}
+
+Test(cli, parses_every_flag)
+{
+    cli_options o;
+    cr_assert_eq(PARSE(&o, "--n", "10K", "--range", "-1000:1000", "--dist", "outliers", "--iters", "7",
+                       "--warmup=0", "--seed", "42", "--csv", "out.csv"),
+                 CLI_OK, "%s", err);
+    cr_expect_eq(o.n_sizes, 1);
+    cr_expect_eq(o.sizes[0], 10000);
+    cr_expect_eq(o.input.lo, -1000.0);
+    cr_expect_eq(o.input.hi, 1000.0);
+    cr_expect(o.range_given);
+    cr_expect_eq(o.input.dist, DIST_OUTLIERS);
+    cr_expect_eq(o.iters, 7);
+    cr_expect_eq(o.warmup, 0);
+    cr_expect_eq(o.seed, 42);
+    cr_expect_str_eq(o.csv_path, "out.csv");
+}
+
+Test(cli, parses_a_size_list)
+{
+    cli_options o;
+    cr_assert_eq(PARSE(&o, "--sizes", "1,31,1K,1M,1e8,2G"), CLI_OK, "%s", err);
+    const size_t want[] = {1, 31, 1000, 1000000, 100000000, 2000000000};
+    cr_assert_eq(o.n_sizes, 6);
+    for (int i = 0; i < 6; i++)
+        cr_expect_eq(o.sizes[i], want[i], "sizes[%d] = %zu", i, o.sizes[i]);
+}
+
+Test(cli, counts)
+{
+    size_t v;
+    cr_expect(cli_parse_count("4097", &v) == 0 && v == 4097);
+    cr_expect(cli_parse_count("10k", &v) == 0 && v == 10000);
+    cr_expect(cli_parse_count("1e7", &v) == 0 && v == 10000000);
+    const char *bad[] = {"", "0", "-5", "1.5K", "10X", "K", "1e", "1e99", "5 ", " 5", "99999999999999999999999"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        cr_expect_neq(cli_parse_count(bad[i], &v), 0, "'%s' was accepted", bad[i]);
+}
+
+Test(cli, help)
+{
+    cli_options o;
+    cr_expect_eq(PARSE(&o, "--n", "5", "--help"), CLI_HELP);
+    cr_expect_eq(PARSE(&o, "-h"), CLI_HELP);
+}
+
+/* Each malformed command line is refused, and the message names what is wrong. */
+Test(cli, refuses_malformed_flags)
+{
+    struct {
+        const char *argv[3];
+        int argc;
+        const char *message;
+    } cases[] = {
+        {{"--bogus"}, 1, "unknown flag '--bogus'"},
+        {{"--bogus=3"}, 1, "unknown flag '--bogus'"},
+        {{"-n", "5"}, 2, "unexpected argument '-n'"},
+        {{"1000"}, 1, "unexpected argument '1000'"},
+        {{"--n"}, 1, "--n needs a value"},
+        {{"--n", "abc"}, 2, "--n: expected a positive count"},
+        {{"--n", "0"}, 2, "--n: expected a positive count"},
+        {{"--sizes", "1K,,2K"}, 2, "--sizes: expected"},
+        {{"--sizes", "1K,x"}, 2, "--sizes: expected"},
+        {{"--range", "5"}, 2, "--range: expected LO:HI"},
+        {{"--range", "5:"}, 2, "--range: expected LO:HI"},
+        {{"--range", "10:5"}, 2, "--range: expected LO:HI"},
+        {{"--range", "3:3"}, 2, "--range: expected LO:HI"},
+        {{"--range", "nan:1"}, 2, "--range: expected LO:HI"},
+        {{"--range", "-inf:0"}, 2, "--range: expected LO:HI"},
+        {{"--dist", "gauss"}, 2, "--dist: expected uniform, normal or outliers"},
+        {{"--iters", "0"}, 2, "--iters: expected"},
+        {{"--iters", "5x"}, 2, "--iters: expected"},
+        {{"--warmup", "-1"}, 2, "--warmup: expected"},
+        {{"--seed", "-1"}, 2, "--seed: expected"},
+        {{"--csv", ""}, 2, "--csv needs a file name"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cli_options o;
+        const char *argv[4] = {"run", cases[i].argv[0], cases[i].argv[1], cases[i].argv[2]};
+        cr_expect_eq(parse(&o, cases[i].argc + 1, argv), CLI_ERROR, "case %zu was accepted", i);
+        cr_expect(strstr(err, cases[i].message) != NULL, "case %zu: message '%s' lacks '%s'", i, err,
+                  cases[i].message);
+        cr_expect(strchr(err, '\n') == NULL, "case %zu: message is more than one line", i);
+    }
+}
+
+Test(cli, refuses_too_many_sizes)
+{
+    char list[256] = "1";
+    for (int i = 1; i <= CLI_MAX_SIZES; i++)
+        strcat(list, ",1");
+    cli_options o;
+    cr_expect_eq(PARSE(&o, "--sizes", list), CLI_ERROR);
+}

@@ -1,0 +1,75 @@
+/* The seeded input generators: in range, reproducible, and each distribution as documented. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "../common/inputs.h"
+
+enum { N = 100000 };
+static float a[N], b[N];
+
+Test(inputs, uniform_covers_its_range_and_nothing_else)
+{
+    fill_inputs(a, 1, N, (input_spec){DIST_UNIFORM, 500.0, 1000.0}, 1);
+    float lo = INFINITY, hi = -INFINITY;
+    double mean = 0.0;
+    for (int i = 0; i < N; i++) {
+        lo = fminf(lo, a[i]);
+        hi = fmaxf(hi, a[i]);
+        mean += a[i] / (double)N;
+    }
+    cr_expect_geq(lo, 500.0f);
+    cr_expect_leq(hi, 1000.0f);
+    cr_expect_lt(lo, 501.0f);
+    cr_expect_gt(hi, 999.0f);
+    cr_expect_float_eq(mean, 750.0, 3.0);
+}
+
+Test(inputs, same_seed_same_numbers_other_seed_other_numbers)
+{
+    const input_spec spec = {DIST_NORMAL, 0.0, 10.0};
+    fill_inputs(a, 1, N, spec, 5);
+    fill_inputs(b, 1, N, spec, 5);
+    cr_expect_eq(memcmp(a, b, sizeof a), 0);
+    fill_inputs(b, 1, N, spec, 6);
+    cr_expect_neq(memcmp(a, b, sizeof a), 0);
+}
+
+Test(inputs, normal_has_the_documented_mean_and_spread)
+{
+    fill_inputs(a, 1, N, (input_spec){DIST_NORMAL, -6.0, 6.0}, 3);
+    double mean = 0.0, var = 0.0;
+    for (int i = 0; i < N; i++)
+        mean += a[i] / (double)N;
+    for (int i = 0; i < N; i++)
+        var += (a[i] - mean) * (a[i] - mean) / (double)N;
+    cr_expect_float_eq(mean, 0.0, 0.02);
+    cr_expect_float_eq(sqrt(var), 2.0, 0.02); /* (hi - lo) / 6 */
+}
+
+Test(inputs, outliers_put_a_few_large_logits_in_every_row)
+{
+    enum { ROWS = 10, COLS = N / ROWS };
+    fill_inputs(a, ROWS, COLS, (input_spec){DIST_OUTLIERS, 0.0, 10.0}, 9);
+    for (int r = 0; r < ROWS; r++) {
+        int big = 0;
+        for (int c = 0; c < COLS; c++) {
+            const float v = a[r * COLS + c];
+            cr_assert(v == 20.0f || (v >= 0.0f && v <= 10.0f), "a[%d][%d] = %g", r, c, v);
+            big += v == 20.0f;
+        }
+        cr_expect(big >= 1 && big <= COLS / 1024 + 1, "row %d has %d outliers", r, big);
+    }
+}
+
+Test(inputs, dist_names_round_trip)
+{
+    const input_dist all[] = {DIST_UNIFORM, DIST_NORMAL, DIST_OUTLIERS};
+    for (int i = 0; i < 3; i++) {
+        input_dist d;
+        cr_expect_eq(dist_from_name(dist_name(all[i]), &d), 0);
+        cr_expect_eq(d, all[i]);
+    }
+    input_dist d;
+    cr_expect_eq(dist_from_name("zeros", &d), -1);
+}
