@@ -21,8 +21,8 @@
 //
 // Measured on an H200 (plots/data/01_naive.csv; EXPERIMENTS.md, Experiments 1 and 2):
 //   [0,10] passes (max rel err 1.9e-7); [500,1000] gives 1000 of 1000 NaN; [75,85] gives all zeros.
-//   n = 100M: 0.433 ms, 1847 GB/s effective = 43.9 % of the 4210 GB/s copy ceiling
-//   (65.8 % counting the 12 bytes per element it really moves).
+//   n = 100M: 0.427 ms, 1875 GB/s effective = 44.1 % of the 4249 GB/s copy ceiling
+//   (66.2 % counting the 12 bytes per element it really moves).
 #include "../common/check.h"
 #include "../common/gpu.h"
 #include "naive.h"
@@ -30,7 +30,7 @@
 #define THREADS 256      // threads per block; a power of two, for the tree reduction
 #define BLOCKS_PER_SM 8  // 8 x 256 = 2048 threads: a full SM on every GPU since Volta
 
-__global__ void sum_exp_kernel(const float *x, size_t n, float *total)
+static __global__ void sum_exp_kernel(const float *x, size_t n, float *total)
 {
     __shared__ float partial[THREADS];
 
@@ -57,7 +57,7 @@ __global__ void sum_exp_kernel(const float *x, size_t n, float *total)
         atomicAdd(total, partial[0]);
 }
 
-__global__ void normalize_kernel(const float *x, size_t n, const float *total, float *y)
+static __global__ void normalize_kernel(const float *x, size_t n, const float *total, float *y)
 {
     const float sum = *total;
     const size_t stride = (size_t)gridDim.x * blockDim.x;

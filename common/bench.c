@@ -1,6 +1,7 @@
 #include "bench.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
 #include "gpu.h"
@@ -42,6 +43,7 @@ void *workspace_alloc(const softmax_variant *variant, size_t n)
     if (bytes) {
         gpu_require_memory(bytes, "the variant's workspace");
         CUDA_CHECK(cudaMalloc(&workspace, bytes));
+        CUDA_CHECK(cudaMemset(workspace, 0, bytes));
     }
     return workspace;
 }
@@ -67,7 +69,7 @@ static void run_variant(void *ctx)
 }
 
 result_row bench_variant(const bench_settings *s, softmax_case *c, const softmax_variant *variant,
-                         const char *experiment, bool timed)
+                         const char *experiment, bool timed, const result_row *baseline)
 {
     variant_job job = {.variant = variant, .c = c, .workspace = workspace_alloc(variant, c->n)};
 
@@ -85,7 +87,11 @@ result_row bench_variant(const bench_settings *s, softmax_case *c, const softmax
         row.gbps = 2.0 * sizeof(float) * (double)c->n / (row.time.median_ms * 1e-3) / 1e9;
         row.ceiling_gbps = s->ceiling_gbps;
         row.pct_of_ceiling = 100.0 * row.gbps / s->ceiling_gbps;
-        report_timing_row(&row);
+        if (baseline) {
+            row.baseline = baseline->variant;
+            row.baseline_ms = baseline->time.median_ms;
+        }
+        report_timing_row(&row, s->relative);
     } else {
         report_accuracy_row(&row);
     }
@@ -93,4 +99,56 @@ result_row bench_variant(const bench_settings *s, softmax_case *c, const softmax
         report_csv_row(s->csv, &row);
     CUDA_CHECK(cudaFree(job.workspace));
     return row;
+}
+
+void bench_accuracy(const bench_settings *s, const char *experiment,
+                    const softmax_variant *const *variants, int n_variants, size_t n,
+                    const input_spec *inputs, int n_inputs, uint64_t seed)
+{
+    report_accuracy_header();
+    for (int k = 0; k < n_inputs; k++) {
+        softmax_case c = case_create(n, inputs[k], seed + (uint64_t)k);
+        for (int v = 0; v < n_variants; v++)
+            bench_variant(s, &c, variants[v], experiment, false, NULL);
+        case_destroy(&c);
+    }
+}
+
+int bench_timing(const bench_settings *s, const char *experiment,
+                 const softmax_variant *const *variants, int n_variants, const size_t *sizes,
+                 int n_sizes, input_spec input, uint64_t seed)
+{
+    int failed = 0;
+    report_timing_header(s->relative);
+    for (int i = 0; i < n_sizes; i++) {
+        softmax_case c = case_create(sizes[i], input, seed + (uint64_t)i);
+        result_row baseline;
+        for (int v = 0; v < n_variants; v++) {
+            const result_row row = bench_variant(s, &c, variants[v], experiment, true, v ? &baseline : NULL);
+            failed += !row.check.pass;
+            if (v == 0)
+                baseline = row;
+        }
+        case_destroy(&c);
+    }
+    return failed;
+}
+
+int select_variants(const char *name, const softmax_variant *const *all, int n_all,
+                    const softmax_variant **chosen)
+{
+    if (!name) {
+        for (int v = 0; v < n_all; v++)
+            chosen[v] = all[v];
+        return n_all;
+    }
+    for (int v = 0; v < n_all; v++)
+        if (strcmp(name, all[v]->name) == 0) {
+            chosen[0] = all[v];
+            return 1;
+        }
+    char names[256] = "";
+    for (int v = 0; v < n_all; v++)
+        snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", v ? ", " : "", all[v]->name);
+    die(EXIT_USAGE, "unknown variant '%s' (this stage has: %s)", name, names);
 }

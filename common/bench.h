@@ -21,7 +21,7 @@ extern "C" {
 typedef struct {
     const char *name;
     double bytes_per_elem;              /* DRAM bytes per element its algorithm moves */
-    size_t (*workspace_bytes)(size_t n); /* device scratch it needs (may be NULL: none)  */
+    size_t (*workspace_bytes)(size_t n); /* zeroed device scratch it needs (NULL: none)  */
     /* Enqueues the softmax on the default stream, checking every launch; returns the number of
      * kernel launches it made. */
     int (*run)(const float *x, float *y, size_t n, void *workspace);
@@ -36,11 +36,13 @@ typedef struct {
     float *x, *y;    /* device copies */
 } softmax_case;
 
-/* Everything a run shares: timing settings, the ceiling rows are compared with, the CSV (or NULL). */
+/* Everything a run shares: timing settings, the ceiling rows are compared with, the CSV (or NULL),
+ * and how timing rows are compared with the first variant at each size. */
 typedef struct {
     int warmup, iters;
     double ceiling_gbps;
     FILE *csv;
+    relative_mode relative;
 } bench_settings;
 
 /* Draws x from `input` with `seed`, computes the reference, uploads x. Dies with one line if the
@@ -48,17 +50,37 @@ typedef struct {
 softmax_case case_create(size_t n, input_spec input, uint64_t seed);
 void case_destroy(softmax_case *c);
 
-/* Device scratch for `variant` at size n (NULL when it needs none); release with cudaFree. */
+/* Device scratch for `variant` at size n, zero-filled (NULL when it needs none); release with
+ * cudaFree. A variant may rely on the zeros, and must leave what it relies on zero again. */
 void *workspace_alloc(const softmax_variant *variant, size_t n);
 
 /* Poisons the output, runs `variant` once with the given workspace, and verifies every element
  * against the fp64 reference. Sets *launches to the number of kernel launches it made. */
 verify_result case_check(softmax_case *c, const softmax_variant *variant, void *workspace, int *launches);
 
-/* Runs `variant` once on the case and verifies it (case_check); if `timed`, then times it. Prints the row in the
+/* Runs `variant` once on the case and verifies it (case_check); if `timed`, then times it and
+ * compares it with `baseline` (a row timed earlier at the same size, or NULL). Prints the row in the
  * matching table layout, appends it to the CSV, and returns it. */
 result_row bench_variant(const bench_settings *s, softmax_case *c, const softmax_variant *variant,
-                         const char *experiment, bool timed);
+                         const char *experiment, bool timed, const result_row *baseline);
+
+/* Correctness table: every variant on every input spec at size n (input k drawn with seed + k). */
+void bench_accuracy(const bench_settings *s, const char *experiment,
+                    const softmax_variant *const *variants, int n_variants, size_t n,
+                    const input_spec *inputs, int n_inputs, uint64_t seed);
+
+/* Timing table: for each size one fresh input (size i drawn with seed + i); every variant is
+ * verified and then timed, and the first is the baseline of the others. Returns the number of rows
+ * that failed verification. */
+int bench_timing(const bench_settings *s, const char *experiment,
+                 const softmax_variant *const *variants, int n_variants, const size_t *sizes,
+                 int n_sizes, input_spec input, uint64_t seed);
+
+/* --variant: the variant of that name from a stage's list, or the whole list when name is NULL.
+ * An unknown name is one line naming the stage's variants, and exit 2. Returns how many were
+ * chosen (written to chosen[], which has room for n_all). */
+int select_variants(const char *name, const softmax_variant *const *all, int n_all,
+                    const softmax_variant **chosen);
 
 #ifdef __cplusplus
 }

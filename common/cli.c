@@ -136,7 +136,8 @@ cli_status cli_parse(int argc, char **argv, cli_options *opts, char *err, size_t
         }
 
         static const char *const known[] = {"--n",     "--sizes",  "--range", "--dist",
-                                            "--iters", "--warmup", "--seed",  "--csv"};
+                                            "--iters", "--warmup", "--seed",  "--csv",
+                                            "--variant"};
         bool is_known = false;
         for (size_t k = 0; k < sizeof known / sizeof known[0]; k++)
             is_known |= strcmp(name, known[k]) == 0;
@@ -175,6 +176,8 @@ cli_status cli_parse(int argc, char **argv, cli_options *opts, char *err, size_t
             if (errno || end == value || *end != '\0' || *value == '-')
                 return fail(err, err_len, "--seed: expected a non-negative whole number, got '%s'", value);
             opts->seed = seed;
+        } else if (strcmp(name, "--variant") == 0) {
+            opts->variant = value; /* the stage checks the name against its variants */
         } else { /* --csv */
             if (*value == '\0')
                 return fail(err, err_len, "--csv needs a file name");
@@ -205,6 +208,7 @@ void cli_parse_or_exit(int argc, char **argv, cli_options *opts, const char *abo
                "  --warmup N       untimed runs first (default 10)\n"
                "  --seed S         input seed (default 2026)\n"
                "  --csv FILE       also write the rows to FILE as CSV\n"
+               "  --variant NAME   run only this variant (the stage's variants are listed above)\n"
                "  --help           this text\n",
                about);
         exit(0);

@@ -23,6 +23,7 @@ typedef struct {
     int iters, warmup;           /* timed runs (median over iters) and untimed runs before them */
     uint64_t seed;
     const char *csv_path;        /* NULL: no CSV */
+    const char *variant;         /* --variant: run only this one; NULL: all of the stage's */
 } cli_options;
 
 typedef enum { CLI_OK, CLI_HELP, CLI_ERROR } cli_status;

@@ -43,7 +43,7 @@ void report_device(const gpu_info *gpu, const char *ceiling_name, double ceiling
 
 void report_accuracy_header(void)
 {
-    printf("%8s  %-22s %-8s %12s %11s %10s %6s\n", "n", "input", "variant", "sum(out)",
+    printf("%8s  %-22s %-13s %12s %11s %10s %6s\n", "n", "input", "variant", "sum(out)",
            "non-finite", "max rel err", "check");
 }
 
@@ -52,24 +52,34 @@ void report_accuracy_row(const result_row *row)
     char n[32], input[64];
     format_count(row->rows * row->cols, n, sizeof n);
     format_range(row, input, sizeof input);
-    printf("%8s  %-22s %-8s %12.6g %11zu %10.2e %6s\n", n, input, row->variant,
+    printf("%8s  %-22s %-13s %12.6g %11zu %10.2e %6s\n", n, input, row->variant,
            unsigned_nan(row->check.worst_row_sum), row->check.nonfinite,
            unsigned_nan(row->check.max_rel_err), verdict(row));
 }
 
-void report_timing_header(void)
+void report_timing_header(relative_mode relative)
 {
-    printf("%8s  %-12s %10s %10s %10s %8s %7s %7s %8s %10s %6s\n", "n", "variant", "median ms",
+    printf("%8s  %-13s %10s %10s %10s %8s %7s %7s %8s %10s %6s", "n", "variant", "median ms",
            "min ms", "max ms", "GB/s", "% ceil", "B/elem", "launches", "max rel err", "check");
+    if (relative != RELATIVE_NONE)
+        printf(" %9s", relative == RELATIVE_OVERHEAD ? "overhead" : "speedup");
+    printf("\n");
 }
 
-void report_timing_row(const result_row *row)
+void report_timing_row(const result_row *row, relative_mode relative)
 {
     char n[32];
     format_count(row->rows * row->cols, n, sizeof n);
-    printf("%8s  %-12s %10.4f %10.4f %10.4f %8.0f %6.1f%% %7.0f %8d %10.2e %6s\n", n, row->variant,
+    printf("%8s  %-13s %10.4f %10.4f %10.4f %8.0f %6.1f%% %7.0f %8d %10.2e %6s", n, row->variant,
            row->time.median_ms, row->time.min_ms, row->time.max_ms, row->gbps, row->pct_of_ceiling,
            row->bytes_per_elem, row->launches, unsigned_nan(row->check.max_rel_err), verdict(row));
+    if (relative != RELATIVE_NONE && !row->baseline)
+        printf(" %9s", "base");
+    else if (relative == RELATIVE_OVERHEAD)
+        printf(" %+8.1f%%", 100.0 * (row->time.median_ms / row->baseline_ms - 1.0));
+    else if (relative == RELATIVE_SPEEDUP)
+        printf(" %8.2fx", row->baseline_ms / row->time.median_ms);
+    printf("\n");
     if (row->pct_of_ceiling > 100.0)
         fprintf(stderr, "%s: warning: %s at n = %s is above the measured ceiling: the timing or the "
                         "byte count is wrong\n", program_name(), row->variant, n);
@@ -97,7 +107,7 @@ FILE *report_csv_open(const char *path, const gpu_info *gpu, const char *ceiling
         fprintf(csv, " %s", argv[i]);
     fprintf(csv, "\nexperiment,variant,rows,cols,dist,lo,hi,seed,median_ms,min_ms,max_ms,gbps,"
                  "pct_ceiling,ceiling_gbps,bytes_per_elem,launches,max_abs_err,max_rel_err,"
-                 "row_sum,nonfinite,result\n");
+                 "row_sum,nonfinite,result,baseline,baseline_ms\n");
     return csv;
 }
 
@@ -111,10 +121,13 @@ void report_csv_row(FILE *csv, const result_row *row)
                 row->time.max_ms, row->gbps, row->pct_of_ceiling, row->ceiling_gbps);
     else
         fprintf(csv, ",,,,,,");
-    fprintf(csv, "%g,%d,%.3e,%.3e,%.9g,%zu,%s\n", row->bytes_per_elem, row->launches,
+    fprintf(csv, "%g,%d,%.3e,%.3e,%.9g,%zu,%s,", row->bytes_per_elem, row->launches,
             unsigned_nan(row->check.max_abs_err), unsigned_nan(row->check.max_rel_err),
-            unsigned_nan(row->check.worst_row_sum),
-            row->check.nonfinite, verdict(row));
+            unsigned_nan(row->check.worst_row_sum), row->check.nonfinite, verdict(row));
+    if (row->baseline)
+        fprintf(csv, "%s,%.6f\n", row->baseline, row->baseline_ms);
+    else
+        fprintf(csv, ",\n");
 }
 
 void report_csv_close(FILE *csv, const char *path)

@@ -15,6 +15,13 @@
 extern "C" {
 #endif
 
+/* How a timing row is compared with the first variant timed at the same size (the baseline). */
+typedef enum {
+    RELATIVE_NONE,
+    RELATIVE_OVERHEAD, /* extra time over the baseline: +45% means 1.45x its time */
+    RELATIVE_SPEEDUP,  /* baseline time / this time: 2.00x means twice as fast    */
+} relative_mode;
+
 typedef struct {
     const char *experiment; /* the CSV tag: "overflow", "timing", ... */
     const char *variant;
@@ -29,6 +36,8 @@ typedef struct {
     double gbps;            /* effective: 8 bytes per element (x read once, y written once) / time */
     double pct_of_ceiling;  /* gbps / ceiling_gbps x 100 */
     double ceiling_gbps;
+    const char *baseline;   /* the variant this row is compared with (NULL: none)   */
+    double baseline_ms;     /* its median at the same size                          */
 } result_row;
 
 /* "1000" -> "1K", 100000000 -> "100M", 4097 -> "4097". */
@@ -40,9 +49,10 @@ void report_device(const gpu_info *gpu, const char *ceiling_name, double ceiling
 void report_accuracy_header(void);
 void report_accuracy_row(const result_row *row);
 
-/* Timing rows: size, variant, median/min/max ms, GB/s, % of ceiling, bytes/elem, launches, error. */
-void report_timing_header(void);
-void report_timing_row(const result_row *row);
+/* Timing rows: size, variant, median/min/max ms, GB/s, % of ceiling, bytes/elem, launches, error,
+ * and (unless RELATIVE_NONE) the comparison with the baseline. */
+void report_timing_header(relative_mode relative);
+void report_timing_row(const result_row *row, relative_mode relative);
 
 /* Opens FILE for writing and writes the header: '#' lines naming GPU, CUDA runtime and driver,
  * date, ceiling and the command line, then the column names. Cannot open: one line, exit 2. */

@@ -1,12 +1,14 @@
 # Builds one stage's program, ./run, from its STAGE_SRCS and common/. A stage's Makefile is:
 #     STAGE_SRCS := kernels.cu main.c
+#     LINKED_SRCS := 01_naive/naive.cu     (optional: earlier stages' kernels, from the repo root)
 #     include ../common/stage.mk
 
 BUILD := build
 include $(dir $(lastword $(MAKEFILE_LIST)))build.mk
 
 STAGE := $(notdir $(CURDIR))
-OBJS := $(patsubst %,$(BUILD)/$(STAGE)/%.o,$(basename $(STAGE_SRCS))) $(COMMON_OBJS)
+OBJS := $(patsubst %,$(BUILD)/$(STAGE)/%.o,$(basename $(STAGE_SRCS))) \
+        $(patsubst %,$(BUILD)/%.o,$(basename $(LINKED_SRCS))) $(COMMON_OBJS)
 
 .PHONY: all clean
 all: run

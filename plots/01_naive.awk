@@ -6,14 +6,8 @@ END {
     setup_block("setup:01_naive", csv)
 
     block("table:01_overflow")
-    print "| n | inputs | sum of outputs | NaN/Inf outputs | max rel. error | check |"
-    print "|---:|---|---:|---:|---:|:---:|"
-    m = split(rows_where("experiment", "overflow"), ov, " ")
-    for (i = 1; i <= m; i++) {
-        r = ov[i]
-        print "| " count(val[r, "cols"]) " | uniform [" val[r, "lo"] ", " val[r, "hi"] "] | " \
-              num(val[r, "row_sum"], "%.6g") " | " val[r, "nonfinite"] " | " num(val[r, "max_rel_err"], "%.1e") " | " val[r, "result"] " |"
-    }
+    accuracy_table("overflow")
+    split(rows_where("experiment", "overflow"), ov, " ")
 
     block("table:01_overflow_sweep")
     print "| inputs | sum of outputs | NaN/Inf outputs | check |"
@@ -31,15 +25,8 @@ END {
     }
 
     block("table:01_timing")
-    print "| n | median ms | min ms | max ms | GB/s | % of ceiling | bytes/elem | launches | max rel. error | check |"
-    print "|---:|---:|---:|---:|---:|---:|---:|---:|---:|:---:|"
+    timing_table("timing", "")
     m = split(rows_where("experiment", "timing"), tm, " ")
-    for (i = 1; i <= m; i++) {
-        r = tm[i]
-        print "| " count(val[r, "cols"]) " | " num(val[r, "median_ms"], "%.4f") " | " num(val[r, "min_ms"], "%.4f") " | " \
-              num(val[r, "max_ms"], "%.4f") " | " num(val[r, "gbps"], "%.0f") " | " num(val[r, "pct_ceiling"], "%.1f") " | " \
-              val[r, "bytes_per_elem"] " | " val[r, "launches"] " | " num(val[r, "max_rel_err"], "%.1e") " | " val[r, "result"] " |"
-    }
     big = tm[m]
     small = tm[1]
 

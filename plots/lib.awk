@@ -42,3 +42,45 @@ function rows_where(c, v,    r, out) {
     for (r = 1; r <= nrows; r++) if (val[r, c] == v) out = out " " r
     return out
 }
+
+function inputs(r) { return val[r, "dist"] " [" val[r, "lo"] ", " val[r, "hi"] "]" }
+
+# Correctness rows of one experiment: size, inputs, variant, sum of outputs, NaN/Inf, error, check.
+function accuracy_table(experiment,    m, t, i, r) {
+    print "| n | inputs | variant | sum of outputs | NaN/Inf outputs | max rel. error | check |"
+    print "|---:|---|---|---:|---:|---:|:---:|"
+    m = split(rows_where("experiment", experiment), t, " ")
+    for (i = 1; i <= m; i++) {
+        r = t[i]
+        print "| " count(val[r, "cols"]) " | " inputs(r) " | " val[r, "variant"] " | " num(val[r, "row_sum"], "%.6g") " | " \
+              val[r, "nonfinite"] " | " num(val[r, "max_rel_err"], "%.1e") " | " val[r, "result"] " |"
+    }
+}
+
+# The comparison of row r with its baseline: rel is "overhead" (extra time) or "speedup".
+function relative(r, rel) {
+    if (val[r, "baseline"] == "") return "base"
+    if (rel == "overhead") return sprintf("%+.0f %%", 100 * (val[r, "median_ms"] / val[r, "baseline_ms"] - 1))
+    return sprintf("%.2f×", val[r, "baseline_ms"] / val[r, "median_ms"])
+}
+
+# Timing rows of one experiment; rel is "" (no comparison column), "overhead" or "speedup".
+function timing_table(experiment, rel,    m, t, i, r) {
+    printf "| n | variant | median ms | min ms | max ms | GB/s | %% of ceiling | bytes/elem | launches | max rel. error | check |%s\n", rel == "" ? "" : " " rel " |"
+    printf "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|:---:|%s\n", rel == "" ? "" : "---:|"
+    m = split(rows_where("experiment", experiment), t, " ")
+    for (i = 1; i <= m; i++) {
+        r = t[i]
+        printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |%s\n", count(val[r, "cols"]), val[r, "variant"],
+               num(val[r, "median_ms"], "%.4f"), num(val[r, "min_ms"], "%.4f"), num(val[r, "max_ms"], "%.4f"),
+               num(val[r, "gbps"], "%.0f"), num(val[r, "pct_ceiling"], "%.1f"), val[r, "bytes_per_elem"], val[r, "launches"],
+               num(val[r, "max_rel_err"], "%.1e"), val[r, "result"], rel == "" ? "" : " " relative(r, rel) " |"
+    }
+}
+
+# The row of `variant` at size n in `experiment` (0 if none).
+function row_of(experiment, variant, n,    r) {
+    for (r = 1; r <= nrows; r++)
+        if (val[r, "experiment"] == experiment && val[r, "variant"] == variant && val[r, "cols"] == n) return r
+    return 0
+}

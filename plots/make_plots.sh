@@ -1,7 +1,8 @@
 #!/bin/sh
 # make plots: regenerates every chart (plots/*.png and *.svg, by the gnuplot scripts plots/NN_*.gp)
 # and every generated block of EXPERIMENTS.md (by the awk scripts plots/NN_<stage>.awk, each reading
-# plots/data/NN_<stage>.csv), from the CSV files that GPU runs wrote. Needs no GPU.
+# plots/data/NN_<stage>.csv, and plots/ncu.awk for each Nsight Compute log plots/data/ncu_*.log),
+# from the files that GPU runs wrote. Needs no GPU.
 set -eu
 cd "$(dirname "$0")/.."
 
@@ -16,6 +17,9 @@ trap 'rm -f "$blocks" "$blocks.md"' EXIT
     printf '@@ claims\n| claim | source | measured here | verdict |\n|---|---|---|---|\n'
     for script in plots/[0-9]*.awk; do
         awk -f plots/lib.awk -f "$script" "plots/data/$(basename "$script" .awk).csv"
+    done
+    for log in plots/data/ncu_*.log; do
+        awk -v name="$(basename "$log" .log)" -f plots/ncu.awk "$log"
     done
 } > "$blocks"
 awk -f plots/splice.awk "$blocks" EXPERIMENTS.md > "$blocks.md"

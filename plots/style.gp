@@ -1,7 +1,10 @@
 # Shared look of every chart. A chart script sets `name` and defines the macro `draw` (its plot
 # command), then loads this file, which writes plots/<name>.png and plots/<name>.svg.
+
 set datafile separator comma
 set datafile columnheaders
+# Rows of other variants or experiments evaluate to NaN: skip them without breaking the line.
+set datafile missing NaN
 set grid lc rgb "#dddddd"
 set key box opaque
 set border lc rgb "#444444"

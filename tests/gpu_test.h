@@ -7,8 +7,11 @@
 #include <criterion/parameterized.h>
 #include <cuda_runtime_api.h>
 
+#include <math.h>
+
 #include "../common/bench.h"
 #include "../common/gpu.h"
+#include "../common/reference.h"
 
 static inline void open_gpu_or_skip(gpu_info *info)
 {
@@ -29,5 +32,29 @@ static inline verify_result check_variant(const softmax_variant *variant, size_t
     case_destroy(&c);
     return r;
 }
+
+/* Masks a case the way attention masks logits: x[i] = -inf for every i in [first, last), then
+ * recomputes the reference and uploads x again. */
+static inline void mask_case(softmax_case *c, size_t first, size_t last)
+{
+    for (size_t i = first; i < last && i < c->n; i++)
+        c->x_host[i] = -INFINITY;
+    reference_softmax(c->x_host, c->ref, 1, c->n);
+    cr_assert_eq(cudaMemcpy(c->x, c->x_host, c->n * sizeof(float), cudaMemcpyHostToDevice), cudaSuccess);
+}
+
+/* Runs a variant on an existing case with fresh workspace, and verifies it. */
+static inline verify_result check_case(const softmax_variant *variant, softmax_case *c)
+{
+    void *workspace = workspace_alloc(variant, c->n);
+    int launches;
+    const verify_result r = case_check(c, variant, workspace, &launches);
+    cudaFree(workspace);
+    return r;
+}
+
+#define EXPECT_PASS(v, what, ...)                                                                  \
+    cr_expect((v).pass, what ": %zu failures (first at %zu), max rel err %.3g, %zu non-finite",      \
+              __VA_ARGS__, (v).failures, (v).first_failure, (v).max_rel_err, (v).nonfinite)
 
 #endif

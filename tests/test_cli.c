@@ -30,13 +30,14 @@ Test(cli, defaults)
     cr_expect_eq(o.iters, 100);
     cr_expect_eq(o.warmup, 10);
     cr_expect_null(o.csv_path);
+    cr_expect_null(o.variant);
 }
 
 Test(cli, parses_every_flag)
 {
     cli_options o;
     cr_assert_eq(PARSE(&o, "--n", "10K", "--range", "-1000:1000", "--dist", "outliers", "--iters", "7",
-                       "--warmup=0", "--seed", "42", "--csv", "out.csv"),
+                       "--warmup=0", "--seed", "42", "--csv", "out.csv", "--variant", "fused"),
                  CLI_OK, "%s", err);
     cr_expect_eq(o.n_sizes, 1);
     cr_expect_eq(o.sizes[0], 10000);
@@ -48,6 +49,7 @@ Test(cli, parses_every_flag)
     cr_expect_eq(o.warmup, 0);
     cr_expect_eq(o.seed, 42);
     cr_expect_str_eq(o.csv_path, "out.csv");
+    cr_expect_str_eq(o.variant, "fused");
 }
 
 Test(cli, parses_a_size_list)

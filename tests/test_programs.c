@@ -57,7 +57,7 @@ static outcome run_stage(const char *stage, const char *args)
     return o;
 }
 
-static const char *const stages[] = {"01_naive"};
+static const char *const stages[] = {"01_naive", "02_multipass", "03_fused3kernel"};
 
 Test(programs, unknown_flag_is_one_line_and_exit_2)
 {
@@ -76,6 +76,16 @@ Test(programs, malformed_value_is_one_line_and_exit_2)
         cr_expect_eq(o.status, 2);
         cr_expect_eq(o.err_lines, 1, "%s", o.err);
         cr_expect(strstr(o.err, "--range") != NULL, "%s", o.err);
+    }
+}
+
+Test(programs, unknown_variant_names_the_stage_variants_and_exit_2)
+{
+    for (size_t i = 0; i < sizeof stages / sizeof stages[0]; i++) {
+        const outcome o = run_stage(stages[i], "--variant nope");
+        cr_expect_eq(o.status, 2);
+        cr_expect_eq(o.err_lines, 1, "%s", o.err);
+        cr_expect(strstr(o.err, "unknown variant 'nope' (this stage has: ") != NULL, "%s", o.err);
     }
 }
 

@@ -62,18 +62,21 @@ Test(report, csv_header_names_gpu_cuda_date_and_columns)
                       .gbps = 16.0, .pct_of_ceiling = 0.37, .ceiling_gbps = 4321.0};
     row.check.worst_row_sum = -NAN;
     report_csv_row(csv, &row);
+    row.baseline = "naive";
+    row.baseline_ms = 0.25;
+    report_csv_row(csv, &row);
     report_csv_close(csv, path);
 
     FILE *in = fopen(path, "r");
     cr_assert_not_null(in);
-    char lines[8][512];
+    char lines[9][512];
     int n = 0;
-    while (n < 8 && fgets(lines[n], sizeof lines[n], in))
+    while (n < 9 && fgets(lines[n], sizeof lines[n], in))
         n++;
     fclose(in);
     remove(path);
 
-    cr_assert_eq(n, 7, "expected 5 comment lines, a header and a row; got %d lines", n);
+    cr_assert_eq(n, 8, "expected 5 comment lines, a header and two rows; got %d lines", n);
     cr_expect_str_eq(lines[0], "# gpu: Test GPU 9000 (sm_90, 132 SMs, 60 MB L2)\n");
     cr_expect_str_eq(lines[1], "# cuda: runtime 13.0, driver 13.1\n");
     cr_expect_eq(strncmp(lines[2], "# date: 20", 10), 0, "%s", lines[2]);
@@ -83,7 +86,9 @@ Test(report, csv_header_names_gpu_cuda_date_and_columns)
     cr_expect_eq(strncmp(lines[5], "experiment,variant,rows,cols,dist,lo,hi,seed,median_ms", 54), 0);
     cr_expect_eq(count_fields(lines[6]), count_fields(lines[5]));
     cr_expect_eq(strncmp(lines[6], "timing,naive,1,1000,uniform,0,10,7,0.500000,", 44), 0, "%s", lines[6]);
-    cr_expect(strstr(lines[6], ",nan,0,FAIL\n") != NULL, "NaN row sum must print as nan: %s", lines[6]);
+    cr_expect(strstr(lines[6], ",nan,0,FAIL,,\n") != NULL, "NaN row sum must print as nan: %s", lines[6]);
+    cr_expect_eq(count_fields(lines[7]), count_fields(lines[5]));
+    cr_expect(strstr(lines[7], ",FAIL,naive,0.250000\n") != NULL, "baseline columns: %s", lines[7]);
 }
 
 Test(report, csv_open_refuses_an_unwritable_path, .exit_code = 2, .init = cr_redirect_stderr)

@@ -1,0 +1,22 @@
+/* Stage 03's softmax variants, callable without the stage's main() (the tests link them). */
+#ifndef FUSED3KERNEL_H
+#define FUSED3KERNEL_H
+
+#include <stddef.h>
+
+#include "../common/bench.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Both: per-block statistics, one merge, one normalize (3 launches); they differ in the merge.
+ * fused_seed: the merge is one block striding over every block's statistics (seed 004's).
+ * fused:      the merge is spread over many blocks, and the last of them to finish merges theirs. */
+extern const softmax_variant fused_seed_variant;
+extern const softmax_variant fused_variant;
+
+#ifdef __cplusplus
+}
+#endif
+#endif
