@@ -3,10 +3,7 @@
 #include <stdio.h>
 
 #include "../02_multipass/multipass.h"
-#include "../common/bench.h"
-#include "../common/check.h"
-#include "../common/cli.h"
-#include "../common/gpu.h"
+#include "../common/stage.h"
 #include "fused3kernel.h"
 
 static const char about[] =
@@ -25,41 +22,17 @@ int main(int argc, char **argv)
                                         {DIST_UNIFORM, 500.0, 1000.0},
                                         {DIST_UNIFORM, -1000.0, 1000.0},
                                         {DIST_OUTLIERS, 0.0, 10.0}};
-    cli_options opts;
-    cli_parse_or_exit(argc, argv, &opts, about);
-    const softmax_variant *chosen[3];
-    const int n_chosen = select_variants(opts.variant, variants, 3, chosen);
+    stage_context st;
+    stage_start(&st, argc, argv, about, variants, 3, RELATIVE_SPEEDUP);
 
-    gpu_info gpu;
-    gpu_open(&gpu);
-    const double ceiling = gpu_copy_ceiling_gbps();
-    report_device(&gpu, "device-to-device copy", ceiling);
-    FILE *csv = opts.csv_path
-                    ? report_csv_open(opts.csv_path, &gpu, "device-to-device copy", ceiling, argc, argv)
-                    : NULL;
-    const bench_settings s = {.warmup = opts.warmup, .iters = opts.iters, .ceiling_gbps = ceiling,
-                              .csv = csv, .relative = RELATIVE_SPEEDUP};
-
-    const size_t *sizes = opts.sizes;
-    int n_sizes = opts.n_sizes;
-    if (n_sizes == 0) {
+    if (stage_default_run(&st)) {
         printf("Correctness: n = 100K (391 blocks of statistics to merge).\n");
-        bench_accuracy(&s, "stability", chosen, n_chosen, 100000, ranges, 4, opts.seed);
+        bench_accuracy(&st.bench, "stability", st.variants, st.n_variants, 100000, ranges, 4, st.opts.seed);
         printf("\n");
-        sizes = seed_sizes;
-        n_sizes = (int)(sizeof seed_sizes / sizeof seed_sizes[0]);
     }
-
-    printf("Timing: %s [%g,%g], median of %d runs after %d warm-up, L2 flushed before each.\n",
-           dist_name(opts.input.dist), opts.input.lo, opts.input.hi, opts.iters, opts.warmup);
-    const int failed = bench_timing(&s, "timing", chosen, n_chosen, sizes, n_sizes, opts.input, opts.seed + 1000);
+    const int failed = stage_timing(&st, seed_sizes, 4);
     printf("speedup: multipass time / this time at the same size. Both fused versions move 12 bytes\n"
            "per element (multipass 16) in 3 launches; fused_seed merges n/256 block statistics in a\n"
            "single block, which is why it falls behind as n grows.\n");
-
-    if (csv)
-        report_csv_close(csv, opts.csv_path);
-    if (failed)
-        die(1, "%d timing row(s) failed verification against the fp64 reference", failed);
-    return 0;
+    return stage_end(&st, failed);
 }

@@ -53,6 +53,24 @@ static inline verify_result check_case(const softmax_variant *variant, softmax_c
     return r;
 }
 
+/* The input sets every stable softmax must get right: uniform [0,10], [500,1000] (stage 01's
+ * overflow), [-1000,1000], and outliers. Each is drawn fresh from seed + k; every call must make
+ * `launches` kernel launches. */
+static inline void expect_passes_on_every_range(const softmax_variant *variant, size_t n, uint64_t seed,
+                                                int launches)
+{
+    const input_spec ranges[] = {{DIST_UNIFORM, 0.0, 10.0}, {DIST_UNIFORM, 500.0, 1000.0},
+                                 {DIST_UNIFORM, -1000.0, 1000.0}, {DIST_OUTLIERS, -5.0, 5.0}};
+    for (int k = 0; k < 4; k++) {
+        int made = 0;
+        const verify_result v = check_variant(variant, n, ranges[k], seed + (uint64_t)k, &made);
+        cr_expect(v.pass, "%s, n = %zu, %s [%g,%g]: %zu failures (first at %zu), max rel err %.3g, %zu non-finite",
+                  variant->name, n, dist_name(ranges[k].dist), ranges[k].lo, ranges[k].hi, v.failures,
+                  v.first_failure, v.max_rel_err, v.nonfinite);
+        cr_expect_eq(made, launches, "%s, n = %zu: %d launches, expected %d", variant->name, n, made, launches);
+    }
+}
+
 #define EXPECT_PASS(v, what, ...)                                                                  \
     cr_expect((v).pass, what ": %zu failures (first at %zu), max rel err %.3g, %zu non-finite",      \
               __VA_ARGS__, (v).failures, (v).first_failure, (v).max_rel_err, (v).nonfinite)

@@ -59,34 +59,27 @@ static outcome run_stage(const char *stage, const char *args)
 
 static const char *const stages[] = {"01_naive", "02_multipass", "03_fused3kernel"};
 
-Test(programs, unknown_flag_is_one_line_and_exit_2)
+/* Each bad command line, for every stage: exit 2, nothing on stdout, one line on stderr naming
+ * what is wrong. */
+Test(programs, bad_input_is_one_line_and_exit_2)
 {
-    for (size_t i = 0; i < sizeof stages / sizeof stages[0]; i++) {
-        const outcome o = run_stage(stages[i], "--bogus");
-        cr_expect_eq(o.status, 2, "%s: exit %d", stages[i], o.status);
-        cr_expect_str_eq(o.err, "run: unknown flag '--bogus' (see --help)\n");
-        cr_expect_str_empty(o.out);
-    }
-}
-
-Test(programs, malformed_value_is_one_line_and_exit_2)
-{
-    for (size_t i = 0; i < sizeof stages / sizeof stages[0]; i++) {
-        const outcome o = run_stage(stages[i], "--range 1000:500");
-        cr_expect_eq(o.status, 2);
-        cr_expect_eq(o.err_lines, 1, "%s", o.err);
-        cr_expect(strstr(o.err, "--range") != NULL, "%s", o.err);
-    }
-}
-
-Test(programs, unknown_variant_names_the_stage_variants_and_exit_2)
-{
-    for (size_t i = 0; i < sizeof stages / sizeof stages[0]; i++) {
-        const outcome o = run_stage(stages[i], "--variant nope");
-        cr_expect_eq(o.status, 2);
-        cr_expect_eq(o.err_lines, 1, "%s", o.err);
-        cr_expect(strstr(o.err, "unknown variant 'nope' (this stage has: ") != NULL, "%s", o.err);
-    }
+    static const struct {
+        const char *args, *message;
+    } cases[] = {
+        {"--bogus", "run: unknown flag '--bogus' (see --help)\n"},
+        {"--range 1000:500", "run: --range: expected LO:HI"},
+        {"--n 0", "run: --n: expected a positive count"},
+        {"--variant nope", "run: unknown variant 'nope' (this stage has: "},
+    };
+    for (size_t i = 0; i < sizeof stages / sizeof stages[0]; i++)
+        for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+            const outcome o = run_stage(stages[i], cases[k].args);
+            cr_expect_eq(o.status, 2, "%s %s: exit %d", stages[i], cases[k].args, o.status);
+            cr_expect_eq(o.err_lines, 1, "%s %s: %s", stages[i], cases[k].args, o.err);
+            cr_expect(strncmp(o.err, cases[k].message, strlen(cases[k].message)) == 0, "%s %s: %s",
+                      stages[i], cases[k].args, o.err);
+            cr_expect_str_empty(o.out);
+        }
 }
 
 Test(programs, help_exits_0_and_lists_the_flags)

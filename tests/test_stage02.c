@@ -24,14 +24,7 @@ ParameterizedTest(size_t *n, stage02, matches_reference_on_every_range)
 {
     gpu_info gpu;
     open_gpu_or_skip(&gpu);
-    const input_spec ranges[] = {{DIST_UNIFORM, 0.0, 10.0}, {DIST_UNIFORM, 500.0, 1000.0},
-                                 {DIST_UNIFORM, -1000.0, 1000.0}, {DIST_OUTLIERS, -5.0, 5.0}};
-    for (int k = 0; k < 4; k++) {
-        int launches = 0;
-        const verify_result v = check_variant(&multipass_variant, *n, ranges[k], 200 + *n + (size_t)k, &launches);
-        EXPECT_PASS(v, "n = %zu, range %d", *n, k);
-        cr_expect_eq(launches, 2 * levels(*n) + 1, "n = %zu: %d launches", *n, launches);
-    }
+    expect_passes_on_every_range(&multipass_variant, *n, 200 + *n, 2 * levels(*n) + 1);
 }
 
 Test(stage02, masked_entries_get_zero_probability)

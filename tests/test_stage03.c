@@ -29,14 +29,7 @@ ParameterizedTest(case_params *p, stage03, matches_reference_on_every_range)
 {
     gpu_info gpu;
     open_gpu_or_skip(&gpu);
-    const input_spec ranges[] = {{DIST_UNIFORM, 0.0, 10.0}, {DIST_UNIFORM, 500.0, 1000.0},
-                                 {DIST_UNIFORM, -1000.0, 1000.0}, {DIST_OUTLIERS, -5.0, 5.0}};
-    for (int k = 0; k < 4; k++) {
-        int launches = 0;
-        const verify_result v = check_variant(variants[p->variant], p->n, ranges[k], 300 + p->n + (size_t)k, &launches);
-        EXPECT_PASS(v, "%s, n = %zu, range %d", variants[p->variant]->name, p->n, k);
-        cr_expect_eq(launches, 3);
-    }
+    expect_passes_on_every_range(variants[p->variant], p->n, 300 + p->n, 3);
 }
 
 /* The many-block merge finds its last block with a counter that must be back at 0 after every call:
