@@ -17,7 +17,8 @@ static void overflow_experiment(const stage_context *st)
     const input_spec ranges[] = {{DIST_UNIFORM, 0.0, 10.0}, {DIST_UNIFORM, 500.0, 1000.0}};
 
     printf("Experiment 1: overflow. n = %zu, uniform inputs.\n", n);
-    bench_accuracy(&st->bench, "overflow", st->variants, st->n_variants, n, ranges, 2, st->opts.seed);
+    bench_accuracy(&st->bench, "overflow", st->variants, st->n_variants, (softmax_shape){1, n}, ranges, 2,
+                   st->opts.seed);
     printf("Why [500,1000] fails: float32 exp(x) is +inf for x > 88.72 (FLT_MAX = 3.4e38 = e^88.72),\n"
            "so the sum is inf and every output is inf/inf = NaN.\n\n");
 
@@ -25,7 +26,8 @@ static void overflow_experiment(const stage_context *st)
     input_spec sweep[21];
     for (int h = 80; h <= 100; h++)
         sweep[h - 80] = (input_spec){DIST_UNIFORM, h - 10.0, (double)h};
-    bench_accuracy(&st->bench, "overflow_sweep", st->variants, st->n_variants, n, sweep, 21, st->opts.seed + 180);
+    bench_accuracy(&st->bench, "overflow_sweep", st->variants, st->n_variants, (softmax_shape){1, n}, sweep, 21,
+                   st->opts.seed + 180);
     printf("Past h ~ 84 the sum of 1000 finite exps exceeds FLT_MAX: every output becomes\n"
            "finite/inf = 0 (sum 0, no NaN: a silent wrong answer). Past h = 88.72 single exps\n"
            "overflow too and those outputs are NaN.\n\n");
@@ -36,11 +38,11 @@ int main(int argc, char **argv)
     static const size_t seed_sizes[] = {1000, 10000, 100000, 1000000, 10000000, 100000000};
     static const softmax_variant *const variants[] = {&naive_variant};
     stage_context st;
-    stage_start(&st, argc, argv, about, variants, 1, RELATIVE_NONE);
+    stage_start(&st, argc, argv, about, variants, 1, false, RELATIVE_NONE);
 
     if (stage_default_run(&st))
         overflow_experiment(&st);
-    const int failed = stage_timing(&st, seed_sizes, 6);
+    const int failed = stage_timing_1d(&st, variants, 1, seed_sizes, 6);
     printf("GB/s counts the 8 bytes per element any softmax must move (read x, write y); this kernel\n"
            "moves 12 (it reads x twice), so once x no longer fits in L2 it cannot pass ~2/3 of the ceiling.\n");
     return stage_end(&st, failed);

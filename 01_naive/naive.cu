@@ -65,14 +65,15 @@ static __global__ void normalize_kernel(const float *x, size_t n, const float *t
         y[i] = expf(x[i]) / sum; // inf / inf = NaN; finite / inf = 0
 }
 
-extern "C" size_t naive_workspace_bytes(size_t n)
+static size_t naive_workspace_bytes(size_t rows, size_t n)
 {
-    (void)n;
+    (void)rows, (void)n;
     return sizeof(float);
 }
 
-extern "C" int naive_softmax(const float *x, float *y, size_t n, void *workspace)
+static int naive_softmax(const float *x, float *y, size_t rows, size_t n, void *workspace)
 {
+    (void)rows; // 1: a single softmax over n elements
     float *total = (float *)workspace;
     const int grid = gpu_grid_size(n, THREADS, BLOCKS_PER_SM);
 
@@ -84,4 +85,5 @@ extern "C" int naive_softmax(const float *x, float *y, size_t n, void *workspace
     return 2;
 }
 
-extern "C" const softmax_variant naive_variant = {"naive", 12.0, naive_workspace_bytes, naive_softmax};
+extern "C" const softmax_variant naive_variant = {"naive", 12.0, naive_workspace_bytes, naive_softmax,
+                                                  single_row_only};

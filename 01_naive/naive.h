@@ -10,10 +10,7 @@
 extern "C" {
 #endif
 
-/* y = exp(x) / sum(exp(x)) with no max subtraction. workspace: naive_workspace_bytes(n) bytes
- * of device memory (the running sum). Returns the number of kernel launches (2). */
-size_t naive_workspace_bytes(size_t n);
-int naive_softmax(const float *x, float *y, size_t n, void *workspace);
+/* One softmax over the whole array: its variant supports rows == 1 only, and n = cols. */
 
 extern const softmax_variant naive_variant;
 

@@ -89,13 +89,15 @@ static int reduce_levels(void (*kernel)(const float *, size_t, float *), const f
 
 // Workspace: the max, the sum, then two level buffers: n/256 floats (level 1 output) and n/256^2
 // (level 2 output), which later levels reuse in turn.
-extern "C" size_t multipass_workspace_bytes(size_t n)
+static size_t multipass_workspace_bytes(size_t rows, size_t n)
 {
+    (void)rows;
     return (2 + ceil_div(n, THREADS) + ceil_div(n, (size_t)THREADS * THREADS)) * sizeof(float);
 }
 
-extern "C" int multipass_softmax(const float *x, float *y, size_t n, void *workspace)
+static int multipass_softmax(const float *x, float *y, size_t rows, size_t n, void *workspace)
 {
+    (void)rows; // 1: a single softmax over n elements
     float *max = (float *)workspace, *sum = max + 1;
     float *level_a = max + 2, *level_b = level_a + ceil_div(n, THREADS);
     int launches = 0;
@@ -118,4 +120,4 @@ extern "C" int multipass_softmax(const float *x, float *y, size_t n, void *works
 }
 
 extern "C" const softmax_variant multipass_variant = {"multipass", 16.0, multipass_workspace_bytes,
-                                                      multipass_softmax};
+                                                      multipass_softmax, single_row_only};

@@ -10,10 +10,8 @@
 extern "C" {
 #endif
 
-/* y = exp(x - max) / sum(exp(x - max)) in three phases; workspace: multipass_workspace_bytes(n).
- * Returns the number of kernel launches, which grows with n (one per reduction level). */
-size_t multipass_workspace_bytes(size_t n);
-int multipass_softmax(const float *x, float *y, size_t n, void *workspace);
+/* One softmax over the whole array (rows == 1, n = cols) in three phases; the number of kernel
+ * launches it reports grows with n (one per reduction level). */
 
 extern const softmax_variant multipass_variant;
 

@@ -58,7 +58,7 @@ static __global__ void block_stats_kernel(const float *x, size_t n, float *block
 // Merges the statistics at first, first + stride, ... (below count) over the calling block:
 // every thread of the block gets back the pair (M, S) of those statistics. Two sweeps: the max
 // first, then the sums rescaled to it. A pair (-inf, 0) is the identity: it changes neither.
-__device__ void merge_stats(const float *stat_max, const float *stat_sum, size_t first, size_t count,
+static __device__ void merge_stats(const float *stat_max, const float *stat_sum, size_t first, size_t count,
                             size_t stride, float *shared, float *merged_max, float *merged_sum)
 {
     float m = -INFINITY;
@@ -150,8 +150,9 @@ static workspace_layout layout(size_t n, void *base)
     return w;
 }
 
-static size_t fused_workspace_bytes(size_t n)
+static size_t fused_workspace_bytes(size_t rows, size_t n)
 {
+    (void)rows;
     const size_t blocks = ceil_div(n, THREADS);
     const size_t merge_grid = (size_t)gpu_grid_size(blocks, THREADS, MERGE_BLOCKS_PER_SM);
     return (2 + 2 * blocks + 2 * merge_grid) * sizeof(float) + sizeof(unsigned);
@@ -175,17 +176,20 @@ static int fused_softmax(const float *x, float *y, size_t n, void *workspace, bo
     return 3;
 }
 
-static int fused_seed_softmax(const float *x, float *y, size_t n, void *workspace)
+// Both take one softmax over the whole array: rows == 1, n = cols.
+static int fused_seed_softmax(const float *x, float *y, size_t rows, size_t n, void *workspace)
 {
+    (void)rows;
     return fused_softmax(x, y, n, workspace, true);
 }
 
-static int fused_many_block_softmax(const float *x, float *y, size_t n, void *workspace)
+static int fused_many_block_softmax(const float *x, float *y, size_t rows, size_t n, void *workspace)
 {
+    (void)rows;
     return fused_softmax(x, y, n, workspace, false);
 }
 
 extern "C" const softmax_variant fused_seed_variant = {"fused_seed", 12.0, fused_workspace_bytes,
-                                                       fused_seed_softmax};
+                                                       fused_seed_softmax, single_row_only};
 extern "C" const softmax_variant fused_variant = {"fused", 12.0, fused_workspace_bytes,
-                                                  fused_many_block_softmax};
+                                                  fused_many_block_softmax, single_row_only};

@@ -7,19 +7,26 @@
 #include "gpu.h"
 #include "reference.h"
 
-softmax_case case_create(size_t n, input_spec input, uint64_t seed)
+bool single_row_only(size_t rows, size_t cols)
 {
-    char count[32], what[64];
-    format_count(n, count, sizeof count);
-    snprintf(what, sizeof what, "n = %s (input and output)", count);
+    (void)cols;
+    return rows == 1;
+}
+
+softmax_case case_create(softmax_shape shape, input_spec input, uint64_t seed)
+{
+    const size_t n = shape.rows * shape.cols;
+    char what[128], dims[64];
+    format_shape(shape.rows, shape.cols, dims, sizeof dims);
+    snprintf(what, sizeof what, "a softmax of %s (input and output)", dims);
     gpu_require_memory(2 * n * sizeof(float), what);
 
-    softmax_case c = {.n = n, .input = input, .seed = seed};
+    softmax_case c = {.rows = shape.rows, .cols = shape.cols, .n = n, .input = input, .seed = seed};
     c.x_host = xmalloc(n * sizeof(float), what);
     c.y_host = xmalloc(n * sizeof(float), what);
     c.ref = xmalloc(n * sizeof(double), what);
-    fill_inputs(c.x_host, 1, n, input, seed);
-    reference_softmax(c.x_host, c.ref, 1, n);
+    fill_inputs(c.x_host, c.rows, c.cols, input, seed);
+    reference_softmax(c.x_host, c.ref, c.rows, c.cols);
 
     CUDA_CHECK(cudaMalloc((void **)&c.x, n * sizeof(float)));
     CUDA_CHECK(cudaMalloc((void **)&c.y, n * sizeof(float)));
@@ -36,9 +43,9 @@ void case_destroy(softmax_case *c)
     free(c->ref);
 }
 
-void *workspace_alloc(const softmax_variant *variant, size_t n)
+void *workspace_alloc(const softmax_variant *variant, const softmax_case *c)
 {
-    const size_t bytes = variant->workspace_bytes ? variant->workspace_bytes(n) : 0;
+    const size_t bytes = variant->workspace_bytes ? variant->workspace_bytes(c->rows, c->cols) : 0;
     void *workspace = NULL;
     if (bytes) {
         gpu_require_memory(bytes, "the variant's workspace");
@@ -51,9 +58,9 @@ void *workspace_alloc(const softmax_variant *variant, size_t n)
 verify_result case_check(softmax_case *c, const softmax_variant *variant, void *workspace, int *launches)
 {
     gpu_poison(c->y, c->n * sizeof(float));
-    *launches = variant->run(c->x, c->y, c->n, workspace);
+    *launches = variant->run(c->x, c->y, c->rows, c->cols, workspace);
     CUDA_CHECK(cudaMemcpy(c->y_host, c->y, c->n * sizeof(float), cudaMemcpyDeviceToHost));
-    return verify_softmax(c->y_host, c->ref, 1, c->n);
+    return verify_softmax(c->y_host, c->ref, c->rows, c->cols);
 }
 
 typedef struct {
@@ -65,16 +72,22 @@ typedef struct {
 static void run_variant(void *ctx)
 {
     const variant_job *job = ctx;
-    job->variant->run(job->c->x, job->c->y, job->c->n, job->workspace);
+    job->variant->run(job->c->x, job->c->y, job->c->rows, job->c->cols, job->workspace);
+}
+
+static bool supports(const softmax_variant *v, const softmax_case *c)
+{
+    return !v->supports || v->supports(c->rows, c->cols);
 }
 
 result_row bench_variant(const bench_settings *s, softmax_case *c, const softmax_variant *variant,
                          const char *experiment, bool timed, const result_row *baseline)
 {
-    variant_job job = {.variant = variant, .c = c, .workspace = workspace_alloc(variant, c->n)};
+    variant_job job = {.variant = variant, .c = c, .workspace = workspace_alloc(variant, c)};
 
-    result_row row = {.experiment = experiment, .variant = variant->name, .rows = 1, .cols = c->n,
-                      .input = c->input, .seed = c->seed, .bytes_per_elem = variant->bytes_per_elem};
+    result_row row = {.experiment = experiment, .variant = variant->name, .rows = c->rows,
+                      .cols = c->cols, .input = c->input, .seed = c->seed,
+                      .bytes_per_elem = variant->bytes_per_elem};
 
     row.check = case_check(c, variant, job.workspace, &row.launches);
 
@@ -102,32 +115,39 @@ result_row bench_variant(const bench_settings *s, softmax_case *c, const softmax
 }
 
 void bench_accuracy(const bench_settings *s, const char *experiment,
-                    const softmax_variant *const *variants, int n_variants, size_t n,
+                    const softmax_variant *const *variants, int n_variants, softmax_shape shape,
                     const input_spec *inputs, int n_inputs, uint64_t seed)
 {
     report_accuracy_header();
     for (int k = 0; k < n_inputs; k++) {
-        softmax_case c = case_create(n, inputs[k], seed + (uint64_t)k);
+        softmax_case c = case_create(shape, inputs[k], seed + (uint64_t)k);
         for (int v = 0; v < n_variants; v++)
-            bench_variant(s, &c, variants[v], experiment, false, NULL);
+            if (supports(variants[v], &c))
+                bench_variant(s, &c, variants[v], experiment, false, NULL);
         case_destroy(&c);
     }
 }
 
 int bench_timing(const bench_settings *s, const char *experiment,
-                 const softmax_variant *const *variants, int n_variants, const size_t *sizes,
-                 int n_sizes, input_spec input, uint64_t seed)
+                 const softmax_variant *const *variants, int n_variants, const softmax_shape *shapes,
+                 int n_shapes, input_spec input, uint64_t seed)
 {
     int failed = 0;
     report_timing_header(s->relative);
-    for (int i = 0; i < n_sizes; i++) {
-        softmax_case c = case_create(sizes[i], input, seed + (uint64_t)i);
+    for (int i = 0; i < n_shapes; i++) {
+        softmax_case c = case_create(shapes[i], input, seed + (uint64_t)i);
         result_row baseline;
+        bool have_baseline = false;
         for (int v = 0; v < n_variants; v++) {
-            const result_row row = bench_variant(s, &c, variants[v], experiment, true, v ? &baseline : NULL);
+            if (!supports(variants[v], &c))
+                continue;
+            const result_row row = bench_variant(s, &c, variants[v], experiment, true,
+                                                 have_baseline ? &baseline : NULL);
             failed += !row.check.pass;
-            if (v == 0)
+            if (!have_baseline) {
                 baseline = row;
+                have_baseline = true;
+            }
         }
         case_destroy(&c);
     }

@@ -1,8 +1,9 @@
-/* Validate, then benchmark: the loop every stage runs for each size.
+/* Validate, then benchmark: the loop every stage runs for each shape.
  *
- * A case is one fresh input on the host and the GPU, with its fp64 reference. For each variant the
- * output is poisoned, the variant runs once, its output is checked element by element against the
- * reference, and only then (if asked) is it timed. */
+ * A softmax here works on a rows x cols matrix, one softmax per row; a 1-D softmax over n
+ * elements is the shape 1 x n. A case is one fresh input of a shape on the host and the GPU, with
+ * its fp64 reference. For each variant the output is poisoned, the variant runs once, its output is
+ * checked element by element against the reference, and only then (if asked) is it timed. */
 #ifndef COMMON_BENCH_H
 #define COMMON_BENCH_H
 
@@ -17,27 +18,37 @@
 extern "C" {
 #endif
 
-/* One way of computing a 1-D softmax y = softmax(x) over n floats on the GPU. */
+typedef struct {
+    size_t rows, cols;
+} softmax_shape;
+
+/* One way of computing y = softmax(x) on the GPU, row by row. */
 typedef struct {
     const char *name;
-    double bytes_per_elem;              /* DRAM bytes per element its algorithm moves */
-    size_t (*workspace_bytes)(size_t n); /* zeroed device scratch it needs (NULL: none)  */
+    double bytes_per_elem; /* DRAM bytes per element its algorithm moves */
+    /* Zeroed device scratch it needs at this shape (NULL: none). */
+    size_t (*workspace_bytes)(size_t rows, size_t cols);
     /* Enqueues the softmax on the default stream, checking every launch; returns the number of
      * kernel launches it made. */
-    int (*run)(const float *x, float *y, size_t n, void *workspace);
+    int (*run)(const float *x, float *y, size_t rows, size_t cols, void *workspace);
+    /* The shapes it handles (NULL: all). */
+    bool (*supports)(size_t rows, size_t cols);
 } softmax_variant;
 
+/* `supports` of the 1-D variants: one softmax over the whole array, so one row. */
+bool single_row_only(size_t rows, size_t cols);
+
 typedef struct {
-    size_t n;
+    size_t rows, cols, n; /* n = rows x cols */
     input_spec input;
     uint64_t seed;
     float *x_host, *y_host;
-    double *ref;     /* fp64 reference softmax of x_host */
-    float *x, *y;    /* device copies */
+    double *ref;          /* fp64 reference softmax of x_host, row by row */
+    float *x, *y;         /* device copies */
 } softmax_case;
 
 /* Everything a run shares: timing settings, the ceiling rows are compared with, the CSV (or NULL),
- * and how timing rows are compared with the first variant at each size. */
+ * and how timing rows are compared with the first variant at each shape. */
 typedef struct {
     int warmup, iters;
     double ceiling_gbps;
@@ -45,36 +56,36 @@ typedef struct {
     relative_mode relative;
 } bench_settings;
 
-/* Draws x from `input` with `seed`, computes the reference, uploads x. Dies with one line if the
- * GPU or the host lacks the memory. */
-softmax_case case_create(size_t n, input_spec input, uint64_t seed);
+/* Draws x from `input` with `seed` (row by row), computes the reference, uploads x. Dies with one
+ * line if the GPU or the host lacks the memory. */
+softmax_case case_create(softmax_shape shape, input_spec input, uint64_t seed);
 void case_destroy(softmax_case *c);
 
-/* Device scratch for `variant` at size n, zero-filled (NULL when it needs none); release with
- * cudaFree. A variant may rely on the zeros, and must leave what it relies on zero again. */
-void *workspace_alloc(const softmax_variant *variant, size_t n);
+/* Device scratch for `variant` at the case's shape, zero-filled (NULL when it needs none); release
+ * with cudaFree. A variant may rely on the zeros, and must leave what it relies on zero again. */
+void *workspace_alloc(const softmax_variant *variant, const softmax_case *c);
 
 /* Poisons the output, runs `variant` once with the given workspace, and verifies every element
  * against the fp64 reference. Sets *launches to the number of kernel launches it made. */
 verify_result case_check(softmax_case *c, const softmax_variant *variant, void *workspace, int *launches);
 
 /* Runs `variant` once on the case and verifies it (case_check); if `timed`, then times it and
- * compares it with `baseline` (a row timed earlier at the same size, or NULL). Prints the row in the
- * matching table layout, appends it to the CSV, and returns it. */
+ * compares it with `baseline` (a row timed earlier at the same shape, or NULL). Prints the row in
+ * the matching table layout, appends it to the CSV, and returns it. */
 result_row bench_variant(const bench_settings *s, softmax_case *c, const softmax_variant *variant,
                          const char *experiment, bool timed, const result_row *baseline);
 
-/* Correctness table: every variant on every input spec at size n (input k drawn with seed + k). */
+/* Correctness table: every variant on every input spec at one shape (input k drawn with seed + k). */
 void bench_accuracy(const bench_settings *s, const char *experiment,
-                    const softmax_variant *const *variants, int n_variants, size_t n,
+                    const softmax_variant *const *variants, int n_variants, softmax_shape shape,
                     const input_spec *inputs, int n_inputs, uint64_t seed);
 
-/* Timing table: for each size one fresh input (size i drawn with seed + i); every variant is
- * verified and then timed, and the first is the baseline of the others. Returns the number of rows
- * that failed verification. */
+/* Timing table: for each shape one fresh input (shape i drawn with seed + i); every variant that
+ * supports the shape is verified and then timed, and the first one that runs is the baseline of the
+ * others. Returns the number of rows that failed verification. */
 int bench_timing(const bench_settings *s, const char *experiment,
-                 const softmax_variant *const *variants, int n_variants, const size_t *sizes,
-                 int n_sizes, input_spec input, uint64_t seed);
+                 const softmax_variant *const *variants, int n_variants, const softmax_shape *shapes,
+                 int n_shapes, input_spec input, uint64_t seed);
 
 /* --variant: the variant of that name from a stage's list, or the whole list when name is NULL.
  * An unknown name is one line naming the stage's variants, and exit 2. Returns how many were

@@ -137,7 +137,7 @@ cli_status cli_parse(int argc, char **argv, cli_options *opts, char *err, size_t
 
         static const char *const known[] = {"--n",     "--sizes",  "--range", "--dist",
                                             "--iters", "--warmup", "--seed",  "--csv",
-                                            "--variant"};
+                                            "--variant", "--rows",  "--cols"};
         bool is_known = false;
         for (size_t k = 0; k < sizeof known / sizeof known[0]; k++)
             is_known |= strcmp(name, known[k]) == 0;
@@ -176,6 +176,10 @@ cli_status cli_parse(int argc, char **argv, cli_options *opts, char *err, size_t
             if (errno || end == value || *end != '\0' || *value == '-')
                 return fail(err, err_len, "--seed: expected a non-negative whole number, got '%s'", value);
             opts->seed = seed;
+        } else if (strcmp(name, "--rows") == 0 || strcmp(name, "--cols") == 0) {
+            size_t *dst = strcmp(name, "--rows") == 0 ? &opts->rows : &opts->cols;
+            if (cli_parse_count(value, dst))
+                return fail(err, err_len, "%s: expected a positive count like 8192 or 4K, got '%s'", name, value);
         } else if (strcmp(name, "--variant") == 0) {
             opts->variant = value; /* the stage checks the name against its variants */
         } else { /* --csv */
@@ -184,6 +188,10 @@ cli_status cli_parse(int argc, char **argv, cli_options *opts, char *err, size_t
             opts->csv_path = value;
         }
     }
+    if ((opts->rows == 0) != (opts->cols == 0))
+        return fail(err, err_len, "--rows and --cols go together");
+    if (opts->rows && opts->n_sizes)
+        return fail(err, err_len, "give either --n/--sizes (one softmax over n) or --rows/--cols (one per row), not both");
     return CLI_OK;
 }
 
@@ -202,6 +210,7 @@ void cli_parse_or_exit(int argc, char **argv, cli_options *opts, const char *abo
                "Flags:\n"
                "  --n N            one size (counts like 1000, 10K, 1M, 1e8)\n"
                "  --sizes A,B,...  several sizes, each verified and timed\n"
+               "  --rows R --cols C  R softmaxes of C elements each (stages 04 and later)\n"
                "  --range LO:HI    input range (default 0:10)\n"
                "  --dist D         uniform | normal | outliers (default uniform)\n"
                "  --iters N        timed runs; the table shows their median (default 100)\n"

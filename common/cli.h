@@ -18,6 +18,7 @@ extern "C" {
 typedef struct {
     size_t sizes[CLI_MAX_SIZES]; /* from --n or --sizes; n_sizes == 0 means "the stage's default" */
     int n_sizes;
+    size_t rows, cols;           /* from --rows and --cols, given together; 0 when not given */
     input_spec input;            /* --dist and --range */
     bool range_given;            /* --range was on the command line */
     int iters, warmup;           /* timed runs (median over iters) and untimed runs before them */

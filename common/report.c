@@ -20,6 +20,17 @@ void format_count(size_t n, char *buf, size_t len)
         snprintf(buf, len, "%zu%c", v, suffix[k]);
 }
 
+void format_shape(size_t rows, size_t cols, char *buf, size_t len)
+{
+    char r[32], c[32];
+    format_count(rows, r, sizeof r);
+    format_count(cols, c, sizeof c);
+    if (rows == 1)
+        snprintf(buf, len, "%s", c);
+    else
+        snprintf(buf, len, "%sx%s", r, c);
+}
+
 static void format_range(const result_row *row, char *buf, size_t len)
 {
     snprintf(buf, len, "%s [%g,%g]", dist_name(row->input.dist), row->input.lo, row->input.hi);
@@ -43,23 +54,23 @@ void report_device(const gpu_info *gpu, const char *ceiling_name, double ceiling
 
 void report_accuracy_header(void)
 {
-    printf("%8s  %-22s %-13s %12s %11s %10s %6s\n", "n", "input", "variant", "sum(out)",
+    printf("%12s  %-22s %-13s %12s %11s %10s %6s\n", "n", "input", "variant", "sum(out)",
            "non-finite", "max rel err", "check");
 }
 
 void report_accuracy_row(const result_row *row)
 {
-    char n[32], input[64];
-    format_count(row->rows * row->cols, n, sizeof n);
+    char n[64], input[64];
+    format_shape(row->rows, row->cols, n, sizeof n);
     format_range(row, input, sizeof input);
-    printf("%8s  %-22s %-13s %12.6g %11zu %10.2e %6s\n", n, input, row->variant,
+    printf("%12s  %-22s %-13s %12.6g %11zu %10.2e %6s\n", n, input, row->variant,
            unsigned_nan(row->check.worst_row_sum), row->check.nonfinite,
            unsigned_nan(row->check.max_rel_err), verdict(row));
 }
 
 void report_timing_header(relative_mode relative)
 {
-    printf("%8s  %-13s %10s %10s %10s %8s %7s %7s %8s %10s %6s", "n", "variant", "median ms",
+    printf("%12s  %-13s %10s %10s %10s %8s %7s %7s %8s %10s %6s", "n", "variant", "median ms",
            "min ms", "max ms", "GB/s", "% ceil", "B/elem", "launches", "max rel err", "check");
     if (relative != RELATIVE_NONE)
         printf(" %9s", relative == RELATIVE_OVERHEAD ? "overhead" : "speedup");
@@ -68,9 +79,9 @@ void report_timing_header(relative_mode relative)
 
 void report_timing_row(const result_row *row, relative_mode relative)
 {
-    char n[32];
-    format_count(row->rows * row->cols, n, sizeof n);
-    printf("%8s  %-13s %10.4f %10.4f %10.4f %8.0f %6.1f%% %7.0f %8d %10.2e %6s", n, row->variant,
+    char n[64];
+    format_shape(row->rows, row->cols, n, sizeof n);
+    printf("%12s  %-13s %10.4f %10.4f %10.4f %8.0f %6.1f%% %7.0f %8d %10.2e %6s", n, row->variant,
            row->time.median_ms, row->time.min_ms, row->time.max_ms, row->gbps, row->pct_of_ceiling,
            row->bytes_per_elem, row->launches, unsigned_nan(row->check.max_rel_err), verdict(row));
     if (relative != RELATIVE_NONE && !row->baseline)

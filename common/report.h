@@ -43,6 +43,9 @@ typedef struct {
 /* "1000" -> "1K", 100000000 -> "100M", 4097 -> "4097". */
 void format_count(size_t n, char *buf, size_t len);
 
+/* The size column: "1M" for one softmax over 1M elements, "8192x50257" for rows. */
+void format_shape(size_t rows, size_t cols, char *buf, size_t len);
+
 void report_device(const gpu_info *gpu, const char *ceiling_name, double ceiling_gbps);
 
 /* Correctness rows: size, input, sum of outputs, non-finite count, error, PASS/FAIL. */

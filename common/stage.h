@@ -1,6 +1,6 @@
 /* The frame of every stage's main(): flags, variants, GPU, ceiling, CSV at the start; the timing
- * table of the sizes asked for; the CSV closed and the exit status at the end. A stage's main()
- * is then its own experiment between stage_start() and stage_end(). */
+ * tables of the shapes asked for; the CSV closed and the exit status at the end. A stage's main()
+ * is then its own experiments between stage_start() and stage_end(). */
 #ifndef COMMON_STAGE_H
 #define COMMON_STAGE_H
 
@@ -23,16 +23,30 @@ typedef struct {
 } stage_context;
 
 /* Parses the flags (`about` opens --help), picks the variants, opens the GPU, measures the copy
- * ceiling, prints the device and opens the CSV. Every failure is one line and a non-zero exit. */
+ * ceiling, prints the device and opens the CSV. A stage without row variants (rows_ok false)
+ * refuses --rows. Every failure is one line and a non-zero exit. */
 void stage_start(stage_context *st, int argc, char **argv, const char *about,
-                 const softmax_variant *const *variants, int n_variants, relative_mode relative);
+                 const softmax_variant *const *variants, int n_variants, bool rows_ok,
+                 relative_mode relative);
 
-/* True when the user named no sizes: the stage runs its default experiment. */
+/* True when the user named no sizes and no shape: the stage runs its default experiments. */
 bool stage_default_run(const stage_context *st);
 
-/* The timing table: the sizes from --n/--sizes, or `default_sizes`, on --range/--dist, every
- * variant verified and then timed. Returns the number of rows that failed verification. */
-int stage_timing(const stage_context *st, const size_t *default_sizes, int n_default);
+/* The variants of `list` that --variant chose, in list order; returns how many. */
+int stage_pick(const stage_context *st, const softmax_variant *const *list, int n_list,
+               const softmax_variant **picked);
+
+/* One softmax over n elements: times the chosen variants of `list` at the sizes of --n/--sizes, or
+ * at default_sizes on a default run; does nothing when --rows/--cols were given. Returns the number
+ * of rows that failed verification. */
+int stage_timing_1d(const stage_context *st, const softmax_variant *const *list, int n_list,
+                    const size_t *default_sizes, int n_default);
+
+/* Softmax of every row: times the chosen variants of `list` at the shape of --rows/--cols, or at
+ * default_shapes on a default run; does nothing when --n/--sizes were given. */
+int stage_timing_rows(const stage_context *st, const char *experiment,
+                      const softmax_variant *const *list, int n_list,
+                      const softmax_shape *default_shapes, int n_default);
 
 /* Closes the CSV; if any timed row failed verification, says so in one line and exits 1. */
 int stage_end(stage_context *st, int failed);

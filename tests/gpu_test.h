@@ -21,32 +21,37 @@ static inline void open_gpu_or_skip(gpu_info *info)
     gpu_open(info);
 }
 
-/* Fresh input of n elements from `seed`, one poisoned run of `variant`, verified against fp64. */
-static inline verify_result check_variant(const softmax_variant *variant, size_t n, input_spec input,
-                                          uint64_t seed, int *launches)
+/* Fresh input of the shape from `seed`, one poisoned run of `variant`, verified against fp64. */
+static inline verify_result check_variant(const softmax_variant *variant, softmax_shape shape,
+                                          input_spec input, uint64_t seed, int *launches)
 {
-    softmax_case c = case_create(n, input, seed);
-    void *workspace = workspace_alloc(variant, n);
+    softmax_case c = case_create(shape, input, seed);
+    void *workspace = workspace_alloc(variant, &c);
     const verify_result r = case_check(&c, variant, workspace, launches);
     cudaFree(workspace);
     case_destroy(&c);
     return r;
 }
 
-/* Masks a case the way attention masks logits: x[i] = -inf for every i in [first, last), then
- * recomputes the reference and uploads x again. */
+/* After a test edits c->x_host: recompute the reference and upload x again. */
+static inline void case_refresh(softmax_case *c)
+{
+    reference_softmax(c->x_host, c->ref, c->rows, c->cols);
+    cr_assert_eq(cudaMemcpy(c->x, c->x_host, c->n * sizeof(float), cudaMemcpyHostToDevice), cudaSuccess);
+}
+
+/* Masks a case the way attention masks logits: x[i] = -inf for every i in [first, last). */
 static inline void mask_case(softmax_case *c, size_t first, size_t last)
 {
     for (size_t i = first; i < last && i < c->n; i++)
         c->x_host[i] = -INFINITY;
-    reference_softmax(c->x_host, c->ref, 1, c->n);
-    cr_assert_eq(cudaMemcpy(c->x, c->x_host, c->n * sizeof(float), cudaMemcpyHostToDevice), cudaSuccess);
+    case_refresh(c);
 }
 
 /* Runs a variant on an existing case with fresh workspace, and verifies it. */
 static inline verify_result check_case(const softmax_variant *variant, softmax_case *c)
 {
-    void *workspace = workspace_alloc(variant, c->n);
+    void *workspace = workspace_alloc(variant, c);
     int launches;
     const verify_result r = case_check(c, variant, workspace, &launches);
     cudaFree(workspace);
@@ -55,19 +60,21 @@ static inline verify_result check_case(const softmax_variant *variant, softmax_c
 
 /* The input sets every stable softmax must get right: uniform [0,10], [500,1000] (stage 01's
  * overflow), [-1000,1000], and outliers. Each is drawn fresh from seed + k; every call must make
- * `launches` kernel launches. */
-static inline void expect_passes_on_every_range(const softmax_variant *variant, size_t n, uint64_t seed,
-                                                int launches)
+ * `launches` kernel launches (0: not checked). */
+static inline void expect_passes_on_every_range(const softmax_variant *variant, softmax_shape shape,
+                                                uint64_t seed, int launches)
 {
     const input_spec ranges[] = {{DIST_UNIFORM, 0.0, 10.0}, {DIST_UNIFORM, 500.0, 1000.0},
                                  {DIST_UNIFORM, -1000.0, 1000.0}, {DIST_OUTLIERS, -5.0, 5.0}};
     for (int k = 0; k < 4; k++) {
         int made = 0;
-        const verify_result v = check_variant(variant, n, ranges[k], seed + (uint64_t)k, &made);
-        cr_expect(v.pass, "%s, n = %zu, %s [%g,%g]: %zu failures (first at %zu), max rel err %.3g, %zu non-finite",
-                  variant->name, n, dist_name(ranges[k].dist), ranges[k].lo, ranges[k].hi, v.failures,
-                  v.first_failure, v.max_rel_err, v.nonfinite);
-        cr_expect_eq(made, launches, "%s, n = %zu: %d launches, expected %d", variant->name, n, made, launches);
+        const verify_result v = check_variant(variant, shape, ranges[k], seed + (uint64_t)k, &made);
+        cr_expect(v.pass, "%s, %zu x %zu, %s [%g,%g]: %zu failures (first at %zu), max rel err %.3g, %zu non-finite",
+                  variant->name, shape.rows, shape.cols, dist_name(ranges[k].dist), ranges[k].lo, ranges[k].hi,
+                  v.failures, v.first_failure, v.max_rel_err, v.nonfinite);
+        if (launches)
+            cr_expect_eq(made, launches, "%s, %zu x %zu: %d launches, expected %d", variant->name, shape.rows,
+                         shape.cols, made, launches);
     }
 }
 

@@ -109,6 +109,9 @@ Test(cli, refuses_malformed_flags)
         {{"--warmup", "-1"}, 2, "--warmup: expected"},
         {{"--seed", "-1"}, 2, "--seed: expected"},
         {{"--csv", ""}, 2, "--csv needs a file name"},
+        {{"--rows", "8"}, 2, "--rows and --cols go together"},
+        {{"--cols", "0"}, 2, "--cols: expected a positive count"},
+        {{"--rows", "8", "--cols"}, 3, "--cols needs a value"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         cli_options o;
@@ -118,6 +121,16 @@ Test(cli, refuses_malformed_flags)
                   cases[i].message);
         cr_expect(strchr(err, '\n') == NULL, "case %zu: message is more than one line", i);
     }
+}
+
+Test(cli, parses_rows_and_cols)
+{
+    cli_options o;
+    cr_assert_eq(PARSE(&o, "--rows", "8K", "--cols=50257"), CLI_OK, "%s", err);
+    cr_expect_eq(o.rows, 8000);
+    cr_expect_eq(o.cols, 50257);
+    cr_expect_eq(PARSE(&o, "--rows", "8", "--cols", "8", "--n", "5"), CLI_ERROR);
+    cr_expect(strstr(err, "not both") != NULL, "%s", err);
 }
 
 Test(cli, refuses_too_many_sizes)

@@ -57,7 +57,7 @@ static outcome run_stage(const char *stage, const char *args)
     return o;
 }
 
-static const char *const stages[] = {"01_naive", "02_multipass", "03_fused3kernel"};
+static const char *const stages[] = {"01_naive", "02_multipass", "03_fused3kernel", "04_warp"};
 
 /* Each bad command line, for every stage: exit 2, nothing on stdout, one line on stderr naming
  * what is wrong. */
@@ -80,6 +80,16 @@ Test(programs, bad_input_is_one_line_and_exit_2)
                       stages[i], cases[k].args, o.err);
             cr_expect_str_empty(o.out);
         }
+}
+
+Test(programs, one_softmax_stages_refuse_rows)
+{
+    static const char *const one_d_stages[] = {"01_naive", "02_multipass", "03_fused3kernel"};
+    for (size_t i = 0; i < sizeof one_d_stages / sizeof one_d_stages[0]; i++) {
+        const outcome o = run_stage(one_d_stages[i], "--rows 8 --cols 100");
+        cr_expect_eq(o.status, 2, "%s: exit %d", one_d_stages[i], o.status);
+        cr_expect_str_eq(o.err, "run: --rows/--cols: this stage computes one softmax over the whole array; use --n\n");
+    }
 }
 
 Test(programs, help_exits_0_and_lists_the_flags)

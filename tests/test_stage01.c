@@ -19,7 +19,7 @@ ParameterizedTest(size_t *n, stage01, matches_reference_on_0_10)
     gpu_info gpu;
     open_gpu_or_skip(&gpu);
     int launches = 0;
-    const verify_result v = check_variant(&naive_variant, *n, safe, 100 + *n, &launches);
+    const verify_result v = check_variant(&naive_variant, (softmax_shape){1, *n}, safe, 100 + *n, &launches);
     cr_expect(v.pass, "n = %zu: %zu failures (first at %zu), max rel err %.3g, %zu non-finite", *n,
               v.failures, v.first_failure, v.max_rel_err, v.nonfinite);
     cr_expect_eq(v.nonfinite, 0);
@@ -34,7 +34,7 @@ Test(stage01, overflows_to_nan_on_500_1000)
     open_gpu_or_skip(&gpu);
     int launches;
     const verify_result v =
-        check_variant(&naive_variant, 1000, (input_spec){DIST_UNIFORM, 500.0, 1000.0}, 3, &launches);
+        check_variant(&naive_variant, (softmax_shape){1, 1000}, (input_spec){DIST_UNIFORM, 500.0, 1000.0}, 3, &launches);
     cr_expect_not(v.pass);
     cr_expect_eq(v.nonfinite, 1000);
     cr_expect(isnan(v.worst_row_sum));
@@ -48,7 +48,7 @@ Test(stage01, silently_returns_zeros_when_only_the_sum_overflows)
     open_gpu_or_skip(&gpu);
     int launches;
     const verify_result v =
-        check_variant(&naive_variant, 1000, (input_spec){DIST_UNIFORM, 76.0, 86.0}, 4, &launches);
+        check_variant(&naive_variant, (softmax_shape){1, 1000}, (input_spec){DIST_UNIFORM, 76.0, 86.0}, 4, &launches);
     cr_expect_not(v.pass);
     cr_expect_eq(v.nonfinite, 0);
     cr_expect_eq(v.failures, 1000);
@@ -62,8 +62,8 @@ Test(stage01, writes_every_output_element)
     gpu_info gpu;
     open_gpu_or_skip(&gpu);
     const size_t n = (size_t)gpu.sms * 2048 * 3 + 17;
-    softmax_case c = case_create(n, safe, 5);
-    void *workspace = workspace_alloc(&naive_variant, n);
+    softmax_case c = case_create((softmax_shape){1, n}, safe, 5);
+    void *workspace = workspace_alloc(&naive_variant, &c);
 
     gpu_poison(c.y, n * sizeof(float));
     cr_assert_eq(cudaMemcpy(c.y_host, c.y, n * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);

@@ -24,14 +24,14 @@ ParameterizedTest(size_t *n, stage02, matches_reference_on_every_range)
 {
     gpu_info gpu;
     open_gpu_or_skip(&gpu);
-    expect_passes_on_every_range(&multipass_variant, *n, 200 + *n, 2 * levels(*n) + 1);
+    expect_passes_on_every_range(&multipass_variant, (softmax_shape){1, *n}, 200 + *n, 2 * levels(*n) + 1);
 }
 
 Test(stage02, masked_entries_get_zero_probability)
 {
     gpu_info gpu;
     open_gpu_or_skip(&gpu);
-    softmax_case c = case_create(100000, (input_spec){DIST_NORMAL, -3.0, 3.0}, 21);
+    softmax_case c = case_create((softmax_shape){1, 100000}, (input_spec){DIST_NORMAL, -3.0, 3.0}, 21);
     mask_case(&c, 1000, 60000); /* whole blocks of -inf, and blocks that are partly -inf */
     const verify_result v = check_case(&multipass_variant, &c);
     EXPECT_PASS(v, "masked %s", "input");

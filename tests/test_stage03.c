@@ -29,7 +29,7 @@ ParameterizedTest(case_params *p, stage03, matches_reference_on_every_range)
 {
     gpu_info gpu;
     open_gpu_or_skip(&gpu);
-    expect_passes_on_every_range(variants[p->variant], p->n, 300 + p->n, 3);
+    expect_passes_on_every_range(variants[p->variant], (softmax_shape){1, p->n}, 300 + p->n, 3);
 }
 
 /* The many-block merge finds its last block with a counter that must be back at 0 after every call:
@@ -39,9 +39,9 @@ Test(stage03, many_block_merge_is_ready_for_the_next_call)
     gpu_info gpu;
     open_gpu_or_skip(&gpu);
     const size_t n = 10000000;
-    softmax_case a = case_create(n, (input_spec){DIST_UNIFORM, 0.0, 10.0}, 31);
-    softmax_case b = case_create(n, (input_spec){DIST_UNIFORM, 500.0, 1000.0}, 32);
-    void *workspace = workspace_alloc(&fused_variant, n);
+    softmax_case a = case_create((softmax_shape){1, n}, (input_spec){DIST_UNIFORM, 0.0, 10.0}, 31);
+    softmax_case b = case_create((softmax_shape){1, n}, (input_spec){DIST_UNIFORM, 500.0, 1000.0}, 32);
+    void *workspace = workspace_alloc(&fused_variant, &a);
     int launches;
     for (int round = 0; round < 3; round++) {
         const verify_result va = case_check(&a, &fused_variant, workspace, &launches);
@@ -59,7 +59,7 @@ Test(stage03, blocks_of_only_minus_infinity_are_handled)
     gpu_info gpu;
     open_gpu_or_skip(&gpu);
     for (int v = 0; v < 2; v++) {
-        softmax_case c = case_create(100000, (input_spec){DIST_NORMAL, -3.0, 3.0}, 41);
+        softmax_case c = case_create((softmax_shape){1, 100000}, (input_spec){DIST_NORMAL, -3.0, 3.0}, 41);
         mask_case(&c, 0, 70000); /* the first 273 blocks are entirely -inf, one partly */
         const verify_result r = check_case(variants[v], &c);
         EXPECT_PASS(r, "%s", variants[v]->name);

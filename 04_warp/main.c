@@ -1,0 +1,53 @@
+/* Stage 04's program: the same fused softmax with a shared-memory tree (stage 03) and with warp
+ * shuffles, then three ways to map rows to threads, swept over the row length. */
+#include <stdio.h>
+
+#include "../03_fused3kernel/fused3kernel.h"
+#include "../common/stage.h"
+#include "warp.h"
+
+static const char about[] =
+    "04_warp: reductions with warp shuffles, and a softmax per row.\n"
+    "Variants: fused (stage 03, shared-memory tree), fused_warp (the same with shuffles), and for\n"
+    "rows thread_per_row, warp_per_row (rows of up to 1024), block_per_row.\n"
+    "With no --n, --sizes or --rows: the 1-D comparison at 1M, 10M, 100M (speedup over fused),\n"
+    "then the rows mappings at cols = 32 ... 16384 with rows x cols = 2^25 (speedup over\n"
+    "thread_per_row). --n/--sizes run only the first, --rows R --cols C only the second.\n"
+    "Every row is verified against an fp64 CPU reference before it is timed.";
+
+#define SWEEP_ELEMENTS ((size_t)1 << 25) /* 128 MiB of input: twice the L2 */
+
+int main(int argc, char **argv)
+{
+    static const size_t sizes[] = {1000000, 10000000, 100000000};
+    static const softmax_variant *const one_d[] = {&fused_variant, &fused_warp_variant};
+    static const softmax_variant *const row_variants[] = {&thread_per_row_variant, &warp_per_row_variant,
+                                                          &block_per_row_variant};
+    static const softmax_variant *const all[] = {&fused_variant, &fused_warp_variant, &thread_per_row_variant,
+                                                 &warp_per_row_variant, &block_per_row_variant};
+    static const input_spec ranges[] = {{DIST_UNIFORM, 0.0, 10.0},
+                                        {DIST_UNIFORM, 500.0, 1000.0},
+                                        {DIST_UNIFORM, -1000.0, 1000.0},
+                                        {DIST_OUTLIERS, 0.0, 10.0}};
+    stage_context st;
+    stage_start(&st, argc, argv, about, all, 5, true, RELATIVE_SPEEDUP);
+
+    if (stage_default_run(&st)) {
+        const softmax_variant *picked[5];
+        const int n_rows = stage_pick(&st, row_variants, 3, picked);
+        printf("Correctness of the row mappings: 1000 rows of 1025 (rows not 16-byte aligned).\n");
+        bench_accuracy(&st.bench, "rows_correctness", picked, n_rows, (softmax_shape){1000, 1025}, ranges, 4,
+                       st.opts.seed);
+        printf("\n");
+    }
+    int failed = stage_timing_1d(&st, one_d, 2, sizes, 3);
+
+    softmax_shape sweep[10];
+    for (int k = 0; k < 10; k++)
+        sweep[k] = (softmax_shape){SWEEP_ELEMENTS >> (5 + k), (size_t)32 << k};
+    failed += stage_timing_rows(&st, "rows_sweep", row_variants, 3, sweep, 10);
+    printf("speedup: over the first variant at the same shape (fused for one softmax over n,\n"
+           "thread_per_row for rows). fused and fused_warp run the same algorithm and move the same\n"
+           "bytes; only the reduction differs.\n");
+    return stage_end(&st, failed);
+}

@@ -1,0 +1,74 @@
+/* Stage 04 on the GPU: the shuffle version of the fused softmax, and every row mapping on rows of
+ * awkward lengths (1, around a warp, around 128 and 1024, odd so rows are not 16-byte aligned,
+ * and a vocabulary's 50257), on every input range, with masked entries. */
+#include "../04_warp/warp.h"
+#include "gpu_test.h"
+
+static size_t sizes[] = {1, 255, 256, 257, 65537, (size_t)1 << 20, 10000000, 50000000};
+
+ParameterizedTestParameters(stage04, fused_warp_matches_reference)
+{
+    return cr_make_param_array(size_t, sizes, sizeof sizes / sizeof sizes[0]);
+}
+
+ParameterizedTest(size_t *n, stage04, fused_warp_matches_reference)
+{
+    gpu_info gpu;
+    open_gpu_or_skip(&gpu);
+    expect_passes_on_every_range(&fused_warp_variant, (softmax_shape){1, *n}, 400 + *n, 3);
+}
+
+/* Parameters are indices and sizes, not pointers: Criterion may run a test in a fresh process. */
+static const softmax_variant *const row_variants[] = {&thread_per_row_variant, &warp_per_row_variant,
+                                                      &block_per_row_variant};
+
+typedef struct {
+    int variant;
+    size_t rows, cols;
+} row_params;
+
+ParameterizedTestParameters(stage04, rows_match_reference)
+{
+    static const size_t cols[] = {1, 2, 31, 32, 33, 127, 128, 1000, 1024, 1025, 4097, 50257};
+    static const size_t many_rows_cols[] = {1, 2, 31, 33, 128, 1025, 4097};
+    static row_params params[3 * (2 * 12 + 7)];
+    size_t n = 0;
+    for (int v = 0; v < 3; v++) {
+        for (size_t r = 0; r < 2; r++)
+            for (size_t c = 0; c < 12; c++)
+                params[n++] = (row_params){v, r == 0 ? 1 : 7, cols[c]};
+        for (size_t c = 0; c < 7; c++)
+            params[n++] = (row_params){v, 8192, many_rows_cols[c]};
+    }
+    return cr_make_param_array(row_params, params, n);
+}
+
+ParameterizedTest(row_params *p, stage04, rows_match_reference)
+{
+    gpu_info gpu;
+    open_gpu_or_skip(&gpu);
+    const softmax_variant *v = row_variants[p->variant];
+    if (v->supports && !v->supports(p->rows, p->cols))
+        return; /* warp_per_row holds at most 1024 columns in registers */
+    expect_passes_on_every_range(v, (softmax_shape){p->rows, p->cols}, 500 + p->rows + p->cols, 1);
+}
+
+/* Row r has its first 16 r entries masked (-inf); the last row keeps a single entry, which must
+ * get probability 1. */
+Test(stage04, masked_rows)
+{
+    gpu_info gpu;
+    open_gpu_or_skip(&gpu);
+    const size_t rows = 64, cols = 1025;
+    for (int v = 0; v < 3; v++) {
+        softmax_case c = case_create((softmax_shape){rows, cols}, (input_spec){DIST_NORMAL, -3.0, 3.0}, 61);
+        for (size_t r = 0; r < rows; r++)
+            for (size_t k = 0; k < (r + 1 == rows ? cols - 1 : 16 * r); k++)
+                c.x_host[r * cols + k] = -INFINITY;
+        case_refresh(&c);
+        const verify_result res = check_case(row_variants[v], &c);
+        EXPECT_PASS(res, "%s", row_variants[v]->name);
+        cr_expect_eq(c.y_host[rows * cols - 1], 1.0f, "%s: the only unmasked entry", row_variants[v]->name);
+        case_destroy(&c);
+    }
+}
