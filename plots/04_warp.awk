@@ -1,0 +1,43 @@
+# Tables, findings and seed claims for 04_warp, from plots/data/04_warp.csv.
+
+END {
+    setup_block("setup:04_warp", "plots/data/04_warp.csv")
+    block("table:04_rows_correctness")
+    accuracy_table("rows_correctness")
+    block("table:04_reduction")
+    timing_table("timing", "speedup")
+    block("table:04_rows_sweep")
+    timing_table("rows_sweep", "speedup")
+
+    block("findings:04_reduction")
+    m = split(rows_where("experiment", "timing"), tm, " ")
+    line = ""
+    for (i = 1; i <= m; i++) {
+        r = tm[i]
+        if (val[r, "variant"] != "fused_warp") continue
+        line = line (line == "" ? "" : ", ") relative(r, "speedup") " at n = " count(val[r, "cols"])
+        last = r
+    }
+    printf "- fused_warp against fused (same kernels, same bytes, shuffles instead of the shared-memory tree): %s. At n = %s it reaches %s %% of the copy ceiling against fused's %s %%.\n", \
+        line, count(val[last, "cols"]), num(val[last, "pct_ceiling"], "%.1f"), num(val[row_of("timing", "fused", val[last, "cols"]), "pct_ceiling"], "%.1f")
+
+    block("findings:04_rows")
+    m = split(rows_where("experiment", "rows_sweep"), sw, " ")
+    # The fastest variant at each row length, and the runs of lengths where the same one wins.
+    for (i = 1; i <= m; i++) {
+        r = sw[i]; c = val[r, "cols"]
+        if (!(c in best) || val[r, "median_ms"] < val[best[c], "median_ms"]) best[c] = r
+        if (!(c in seen)) { seen[c] = 1; lengths[++n_lengths] = c }
+    }
+    for (k = 1; k <= n_lengths; k++) {
+        r = best[lengths[k]]
+        printf "- %s × %s: fastest is %s, %s ms, %s %% of the copy ceiling (%s over thread_per_row).\n", \
+            count(val[r, "rows"]), count(val[r, "cols"]), val[r, "variant"], num(val[r, "median_ms"], "%.4f"), \
+            num(val[r, "pct_ceiling"], "%.1f"), relative(r, "speedup")
+    }
+
+    block("claims")
+    r = last
+    printf "| Warp-shuffle reductions are faster than a shared-memory tree for the same algorithm, without moving fewer bytes | seed 002, part 2 | fused_warp vs fused: %s at n = %s, both %s bytes/elem (04_warp) | %s |\n", \
+        relative(r, "speedup"), count(val[r, "cols"]), val[r, "bytes_per_elem"], (val[r, "baseline_ms"] > val[r, "median_ms"]) ? "confirmed" : "not reproduced"
+}
