@@ -37,10 +37,23 @@ ARCH_NEWEST := $(lastword $(sort $(ARCH_LIST:sm_%=%)))
 GENCODE := $(foreach a,$(ARCH_LIST),-gencode arch=compute_$(a:sm_%=%),code=$(a)) \
            -gencode arch=compute_$(ARCH_NEWEST),code=compute_$(ARCH_NEWEST)
 
+# cuDNN, optional: a stage that measures it sets USES_CUDNN := 1. Found when CUDNN_HOME (default:
+# the CUDA toolkit) has include/cudnn.h and a libcudnn.so in lib64/ or lib/.
+CUDNN_HOME ?= $(CUDA_HOME)
+CUDNN_LIB := $(firstword $(wildcard $(CUDNN_HOME)/lib64/libcudnn.so $(CUDNN_HOME)/lib/libcudnn.so \
+                                    $(CUDNN_HOME)/lib64/libcudnn.so.[0-9]* $(CUDNN_HOME)/lib/libcudnn.so.[0-9]*))
+ifneq ($(and $(USES_CUDNN),$(wildcard $(CUDNN_HOME)/include/cudnn.h),$(CUDNN_LIB)),)
+  CUDNN_FLAGS := -DHAVE_CUDNN -I$(CUDNN_HOME)/include
+  CUDNN_LDLIBS := $(CUDNN_LIB) -Xlinker -rpath -Xlinker $(dir $(CUDNN_LIB))
+  CUDNN_STATUS := with cuDNN ($(CUDNN_LIB))
+else ifdef USES_CUDNN
+  CUDNN_STATUS := without cuDNN (no include/cudnn.h and libcudnn.so under CUDNN_HOME=$(CUDNN_HOME))
+endif
+
 CC ?= gcc
-CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Wshadow -I$(CUDA_HOME)/include -MMD -MP
-NVCCFLAGS := -std=c++17 -O3 -lineinfo $(GENCODE) -Xcompiler -Wall -MMD -MP $(NVCC_EXTRA)
-LDLIBS := -lm
+CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Wshadow -I$(CUDA_HOME)/include -MMD -MP $(CUDNN_FLAGS)
+NVCCFLAGS := -std=c++17 -O3 -lineinfo $(GENCODE) -Xcompiler -Wall -MMD -MP $(CUDNN_FLAGS) $(NVCC_EXTRA)
+LDLIBS := -lm $(CUDNN_LDLIBS)
 
 COMMON_SRCS := check.c cli.c inputs.c reference.c verify.c gpu.c report.c bench.c stage.c gpu_kernels.cu
 COMMON_OBJS := $(patsubst %,$(BUILD)/common/%.o,$(basename $(COMMON_SRCS)))

@@ -1,6 +1,7 @@
 # Builds one stage's program, ./run, from its STAGE_SRCS and common/. A stage's Makefile is:
 #     STAGE_SRCS := kernels.cu main.c
 #     LINKED_SRCS := 01_naive/naive.cu     (optional: earlier stages' kernels, from the repo root)
+#     USES_CUDNN := 1                      (optional: link cuDNN when the build finds it)
 #     include ../common/stage.mk
 
 BUILD := build
@@ -14,7 +15,7 @@ OBJS := $(patsubst %,$(BUILD)/$(STAGE)/%.o,$(basename $(STAGE_SRCS))) \
 all: run
 
 run: $(OBJS)
-	@echo "linking $(STAGE)/run for $(ARCH) ($(ARCH_SOURCE))"
+	@echo "linking $(STAGE)/run for $(ARCH) ($(ARCH_SOURCE)) $(CUDNN_STATUS)"
 	$(NVCC) $(GENCODE) -o $@ $^ $(LDLIBS)
 
 clean:

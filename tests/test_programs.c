@@ -57,7 +57,7 @@ static outcome run_stage(const char *stage, const char *args)
     return o;
 }
 
-static const char *const stages[] = {"01_naive", "02_multipass", "03_fused3kernel", "04_warp"};
+static const char *const stages[] = {"01_naive", "02_multipass", "03_fused3kernel", "04_warp", "05_online"};
 
 /* Each bad command line, for every stage: exit 2, nothing on stdout, one line on stderr naming
  * what is wrong. */

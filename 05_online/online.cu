@@ -1,0 +1,325 @@
+// Stage 05 — one pass for the max and the sum: the online softmax statistic.
+//
+// What changed since stage 04: stages 02-04 needed the max before they could start the sum,
+// because each exp was taken against the max. The online statistic (Milakov & Gimelshein, 2018)
+// keeps both at once: for the elements seen so far, m is their max and d = sum exp(x - m).
+// A new element x updates it with
+//     m' = max(m, x),   d' = d * exp(m - m') + exp(x - m')
+// (the old sum is rescaled to the new max), and two statistics of disjoint parts combine the same
+// way (online_stat_combine), which is associative: threads, warps, blocks and the grid can each
+// fold their part and combine in any grouping. The identity is (-inf, 0).
+//
+//   online (one softmax over n):
+//     1. online_stats_kernel   every thread folds its elements, 16 bytes (a float4) at a time
+//                              with 4 loads in flight; warps combine by shuffles, blocks through
+//                              32 shared slots; the last block to finish combines the blocks.
+//     2. normalize_kernel      y = exp(x - m) / d, 16 bytes in and out at a time.
+//     x is read twice and y written once: 12 bytes per element (stage 02 moved 16), in 2 launches.
+//
+//   online_rows (a softmax per row):
+//     rows of up to 1024: stage 04's warp per row (the row in registers: 8 bytes per element).
+//     longer rows: one block per row. While it folds the row into (m, d) it also keeps the row in
+//     shared memory (Hopper gives a block up to 227 KB: a 50257-float row is 196 KiB), so the
+//     normalize reads shared memory, not DRAM: 1 read + 1 write, 8 bytes per element. Rows too
+//     long for shared memory are read a second time instead.
+//     16-byte loads need 16-byte aligned addresses, and with an odd number of columns most rows
+//     do not start on one: each row is split into a scalar head up to the first 16-byte boundary,
+//     a body of float4s, and a scalar tail (row_split). The cache is shifted by the head's
+//     misalignment so that the body lands 16-byte aligned in shared memory too.
+//
+// Run:   make stage5 && ./run                              (1-D and rows, against cuDNN)
+//        ./run --rows 8192 --cols 50257 --variant online_rows
+//
+// Measured: see EXPERIMENTS.md, Experiment 5 (plots/data/05_online.csv).
+#include <stdint.h>
+
+#include "../04_warp/warp.h"
+#include "../04_warp/warp_reduce.cuh"
+#include "../common/check.h"
+#include "../common/gpu.h"
+#include "online.h"
+
+#define THREADS 256
+#define BLOCKS_PER_SM 8  // 8 x 256 threads: a full SM
+#define UNROLL 4         // 16-byte loads in flight per thread
+#define WARP_ROW_MAX_COLS 1024
+
+typedef struct {
+    float m; // max of the elements folded in so far
+    float d; // sum of exp(x - m) over them
+} online_stat;
+
+__device__ __forceinline__ online_stat make_stat(float m, float d)
+{
+    online_stat s;
+    s.m = m;
+    s.d = d;
+    return s;
+}
+
+#define ONLINE_IDENTITY make_stat(-INFINITY, 0.0f)
+
+__device__ __forceinline__ online_stat online_stat_combine(online_stat a, online_stat b)
+{
+    const float m = fmaxf(a.m, b.m);
+    if (m == -INFINITY) // both empty (or all -inf so far): nothing to rescale, and -inf - -inf is NaN
+        return a;
+    return make_stat(m, a.d * expf(a.m - m) + b.d * expf(b.m - m));
+}
+
+// Folds four elements in: one rescale of the running sum per four, not per element.
+__device__ __forceinline__ online_stat online_stat_add4(online_stat s, float4 v)
+{
+    const float m = fmaxf(fmaxf(s.m, fmaxf(v.x, v.y)), fmaxf(v.z, v.w));
+    if (m == -INFINITY)
+        return s;
+    return make_stat(m, s.d * expf(s.m - m) + expf(v.x - m) + expf(v.y - m) + expf(v.z - m) + expf(v.w - m));
+}
+
+__device__ __forceinline__ online_stat online_stat_add(online_stat s, float v)
+{
+    return online_stat_combine(s, make_stat(v, 1.0f));
+}
+
+__device__ __forceinline__ online_stat warp_combine(online_stat s)
+{
+#pragma unroll
+    for (int offset = WARP_SIZE / 2; offset > 0; offset /= 2) {
+        s = online_stat_combine(s, make_stat(__shfl_xor_sync(FULL_MASK, s.m, offset),
+                                             __shfl_xor_sync(FULL_MASK, s.d, offset)));
+    }
+    return s;
+}
+
+// As block_reduce_by_warps (stage 04), for the pair: every thread gets the block's statistic.
+__device__ __forceinline__ online_stat block_combine(online_stat s, online_stat *warp_stats)
+{
+    const unsigned lane = threadIdx.x % WARP_SIZE, warp = threadIdx.x / WARP_SIZE;
+    s = warp_combine(s);
+    if (lane == 0)
+        warp_stats[warp] = s;
+    __syncthreads();
+    s = warp_combine(lane < blockDim.x / WARP_SIZE ? warp_stats[lane] : ONLINE_IDENTITY);
+    __syncthreads();
+    return s;
+}
+
+// ---- One softmax over n -------------------------------------------------------------------------
+
+static __global__ void online_stats_kernel(const float *__restrict__ x, size_t n, online_stat *block_stats,
+                                           unsigned *blocks_done, online_stat *total)
+{
+    __shared__ online_stat warp_stats[WARP_SIZE];
+    __shared__ bool is_last;
+    const float4 *x4 = (const float4 *)x;
+    const size_t n4 = n / 4, stride = (size_t)gridDim.x * blockDim.x;
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+
+    online_stat s = ONLINE_IDENTITY;
+    for (; i + (UNROLL - 1) * stride < n4; i += UNROLL * stride) {
+        float4 v[UNROLL]; // all UNROLL loads are issued before the first is used
+#pragma unroll
+        for (int k = 0; k < UNROLL; k++)
+            v[k] = x4[i + k * stride];
+#pragma unroll
+        for (int k = 0; k < UNROLL; k++)
+            s = online_stat_add4(s, v[k]);
+    }
+    for (; i < n4; i += stride)
+        s = online_stat_add4(s, x4[i]);
+    for (size_t j = 4 * n4 + (size_t)blockIdx.x * blockDim.x + threadIdx.x; j < n; j += stride)
+        s = online_stat_add(s, x[j]); // the last n % 4 elements
+    s = block_combine(s, warp_stats);
+
+    // The last block to finish combines every block's statistic (the pattern of stage 03's merge).
+    if (threadIdx.x == 0) {
+        block_stats[blockIdx.x] = s;
+        __threadfence();
+        is_last = atomicAdd(blocks_done, 1u) == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (!is_last)
+        return;
+    s = ONLINE_IDENTITY;
+    for (unsigned b = threadIdx.x; b < gridDim.x; b += blockDim.x)
+        s = online_stat_combine(s, make_stat(__ldcg(&block_stats[b].m), __ldcg(&block_stats[b].d)));
+    s = block_combine(s, warp_stats);
+    if (threadIdx.x == 0) {
+        *total = s;
+        *blocks_done = 0;
+    }
+}
+
+static __global__ void normalize_kernel(const float *__restrict__ x, float *__restrict__ y, size_t n,
+                                        const online_stat *total)
+{
+    const float m = total->m, inv_d = 1.0f / total->d;
+    const float4 *x4 = (const float4 *)x;
+    float4 *y4 = (float4 *)y;
+    const size_t n4 = n / 4, stride = (size_t)gridDim.x * blockDim.x;
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    for (; i + (UNROLL - 1) * stride < n4; i += UNROLL * stride) {
+        float4 v[UNROLL];
+#pragma unroll
+        for (int k = 0; k < UNROLL; k++)
+            v[k] = x4[i + k * stride];
+#pragma unroll
+        for (int k = 0; k < UNROLL; k++)
+            y4[i + k * stride] = make_float4(expf(v[k].x - m) * inv_d, expf(v[k].y - m) * inv_d,
+                                             expf(v[k].z - m) * inv_d, expf(v[k].w - m) * inv_d);
+    }
+    for (; i < n4; i += stride) {
+        const float4 v = x4[i];
+        y4[i] = make_float4(expf(v.x - m) * inv_d, expf(v.y - m) * inv_d, expf(v.z - m) * inv_d,
+                            expf(v.w - m) * inv_d);
+    }
+    for (size_t j = 4 * n4 + (size_t)blockIdx.x * blockDim.x + threadIdx.x; j < n; j += stride)
+        y[j] = expf(x[j] - m) * inv_d;
+}
+
+static size_t online_workspace_bytes(size_t rows, size_t n)
+{
+    (void)rows;
+    return (size_t)gpu_grid_size(n / 4 + 1, THREADS, BLOCKS_PER_SM) * sizeof(online_stat) +
+           sizeof(online_stat) + sizeof(unsigned);
+}
+
+static void require_16_byte_alignment(const void *p, const char *what)
+{
+    if ((uintptr_t)p % 16)
+        die(1, "online: %s must be 16-byte aligned (cudaMalloc's are)", what);
+}
+
+static int online_softmax(const float *x, float *y, size_t rows, size_t n, void *workspace)
+{
+    (void)rows; // 1: one softmax over n elements
+    require_16_byte_alignment(x, "x");
+    require_16_byte_alignment(y, "y");
+    const int grid = gpu_grid_size(n / 4 + 1, THREADS, BLOCKS_PER_SM);
+    online_stat *total = (online_stat *)workspace, *block_stats = total + 1;
+    unsigned *blocks_done = (unsigned *)(block_stats + grid);
+
+    online_stats_kernel<<<grid, THREADS>>>(x, n, block_stats, blocks_done, total);
+    CUDA_CHECK_LAUNCH("online_stats_kernel");
+    normalize_kernel<<<grid, THREADS>>>(x, y, n, total);
+    CUDA_CHECK_LAUNCH("normalize_kernel");
+    return 2;
+}
+
+// ---- A softmax per row --------------------------------------------------------------------------
+
+// A row seen as a scalar head (up to the first 16-byte boundary), `body` float4s, and a tail.
+typedef struct {
+    unsigned head;
+    size_t body, tail_start;
+} row_split;
+
+__device__ __forceinline__ row_split split_row(const float *row, size_t cols)
+{
+    row_split r;
+    const size_t to_boundary = ((16 - (uintptr_t)row % 16) % 16) / sizeof(float);
+    r.head = (unsigned)(to_boundary < cols ? to_boundary : cols);
+    r.body = (cols - r.head) / 4;
+    r.tail_start = r.head + 4 * r.body;
+    return r;
+}
+
+// One block per row. CACHED: the row stays in shared memory from the statistics to the normalize.
+template <bool CACHED>
+static __global__ void block_row_kernel(const float *__restrict__ x, float *__restrict__ y, size_t cols)
+{
+    extern __shared__ float4 cache4[]; // (cols + 3) floats when CACHED, else unused
+    __shared__ online_stat warp_stats[WARP_SIZE];
+    const float *xr = x + (size_t)blockIdx.x * cols;
+    float *yr = y + (size_t)blockIdx.x * cols;
+    const unsigned tid = threadIdx.x, step = blockDim.x;
+
+    // Element c of the row lives at cache[c]; the shift makes cache + head 16-byte aligned.
+    const row_split in = split_row(xr, cols);
+    float *cache = (float *)cache4 + (4 - in.head) % 4;
+
+    online_stat s = ONLINE_IDENTITY;
+    for (size_t c = tid; c < in.head; c += step) {
+        const float v = xr[c];
+        if (CACHED)
+            cache[c] = v;
+        s = online_stat_add(s, v);
+    }
+    const float4 *x4 = (const float4 *)(xr + in.head);
+    float4 *c4 = (float4 *)(cache + in.head);
+    size_t k = tid;
+    for (; k + (UNROLL - 1) * step < in.body; k += UNROLL * step) {
+        float4 v[UNROLL];
+#pragma unroll
+        for (int u = 0; u < UNROLL; u++)
+            v[u] = x4[k + u * step];
+#pragma unroll
+        for (int u = 0; u < UNROLL; u++) {
+            if (CACHED)
+                c4[k + u * step] = v[u];
+            s = online_stat_add4(s, v[u]);
+        }
+    }
+    for (; k < in.body; k += step) {
+        const float4 v = x4[k];
+        if (CACHED)
+            c4[k] = v;
+        s = online_stat_add4(s, v);
+    }
+    for (size_t c = in.tail_start + tid; c < cols; c += step) {
+        const float v = xr[c];
+        if (CACHED)
+            cache[c] = v;
+        s = online_stat_add(s, v);
+    }
+    s = block_combine(s, warp_stats); // its barriers also make the whole cache visible
+    const float m = s.m, inv_d = 1.0f / s.d;
+
+    // y has its own alignment: write it 16 bytes at a time, reading the values one by one.
+    const float *src = CACHED ? cache : xr;
+    const row_split out = split_row(yr, cols);
+    float4 *y4 = (float4 *)(yr + out.head);
+    for (size_t c = tid; c < out.head; c += step)
+        yr[c] = expf(src[c] - m) * inv_d;
+    for (size_t q = tid; q < out.body; q += step) {
+        const float *v = src + out.head + 4 * q;
+        y4[q] = make_float4(expf(v[0] - m) * inv_d, expf(v[1] - m) * inv_d, expf(v[2] - m) * inv_d,
+                            expf(v[3] - m) * inv_d);
+    }
+    for (size_t c = out.tail_start + tid; c < cols; c += step)
+        yr[c] = expf(src[c] - m) * inv_d;
+}
+
+// The largest dynamic shared memory a block may have, once the kernel has been allowed to use it.
+static size_t max_row_cache_bytes(void)
+{
+    static size_t bytes;
+    if (!bytes) {
+        int optin = 0;
+        CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0));
+        bytes = (size_t)optin - WARP_SIZE * sizeof(online_stat); // the static warp_stats share it
+        CUDA_CHECK(cudaFuncSetAttribute(block_row_kernel<true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        (int)bytes));
+    }
+    return bytes;
+}
+
+static int online_rows_softmax(const float *x, float *y, size_t rows, size_t cols, void *workspace)
+{
+    if (cols <= WARP_ROW_MAX_COLS)
+        return warp_per_row_variant.run(x, y, rows, cols, workspace);
+    const unsigned threads = cols >= 16384 ? 1024 : 256;
+    const size_t cache_bytes = (cols + 3) * sizeof(float);
+    if (cache_bytes <= max_row_cache_bytes()) {
+        block_row_kernel<true><<<(unsigned)rows, threads, cache_bytes>>>(x, y, cols);
+        CUDA_CHECK_LAUNCH("block_row_kernel<cached>");
+    } else {
+        block_row_kernel<false><<<(unsigned)rows, threads>>>(x, y, cols);
+        CUDA_CHECK_LAUNCH("block_row_kernel<uncached>");
+    }
+    return 1;
+}
+
+extern "C" const softmax_variant online_variant = {"online", 12.0, online_workspace_bytes, online_softmax,
+                                                   single_row_only};
+extern "C" const softmax_variant online_rows_variant = {"online_rows", 8.0, NULL, online_rows_softmax, NULL};
