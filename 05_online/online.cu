@@ -13,24 +13,34 @@
 //     1. online_stats_kernel   every thread folds its elements, 16 bytes (a float4) at a time
 //                              with 4 loads in flight; warps combine by shuffles, blocks through
 //                              32 shared slots; the last block to finish combines the blocks.
-//     2. normalize_kernel      y = exp(x - m) / d, 16 bytes in and out at a time.
+//     2. normalize_kernel      y = exp(x - m) / d, 16 bytes in and out at a time. It walks x from
+//                              the end: the statistics pass read the end last, so up to an L2's
+//                              worth of it is still in cache; and it stores y "evict first"
+//                              (__stcs), so y does not push that part of x out before it is read.
 //     x is read twice and y written once: 12 bytes per element (stage 02 moved 16), in 2 launches.
 //
 //   online_rows (a softmax per row):
-//     rows of up to 1024: stage 04's warp per row (the row in registers: 8 bytes per element).
-//     longer rows: one block per row. While it folds the row into (m, d) it also keeps the row in
-//     shared memory (Hopper gives a block up to 227 KB: a 50257-float row is 196 KiB), so the
-//     normalize reads shared memory, not DRAM: 1 read + 1 write, 8 bytes per element. Rows too
-//     long for shared memory are read a second time instead.
+//     rows of up to 1024: one warp per row, the row in registers (stage 04's mapping), with 16-byte
+//     loads when the rows are 16-byte aligned (cols a multiple of 4), stage 04's kernel otherwise.
+//     longer rows: one block per row, the row cached in shared memory (Hopper gives a block up to
+//     227 KB: a 50257-float row is 196 KiB). The block first asks for the whole row at once with
+//     cp.async (global to shared memory without passing through registers, so every load of the row
+//     is in flight together), then folds (m, d) from shared memory and normalizes from it: 1 read
+//     + 1 write, 8 bytes per element. Rows too long for shared memory are read a second time.
 //     16-byte loads need 16-byte aligned addresses, and with an odd number of columns most rows
 //     do not start on one: each row is split into a scalar head up to the first 16-byte boundary,
 //     a body of float4s, and a scalar tail (row_split). The cache is shifted by the head's
 //     misalignment so that the body lands 16-byte aligned in shared memory too.
 //
+//   exp: __expf, the hardware's approximation (ex2.approx after a multiply by log2 e). Its error
+//   grows with |x - m| but stays near 1e-6 relative where the result is above float's smallest
+//   normal numbers, far inside the 1e-4 tolerance; stages 01-04 keep expf.
+//
 // Run:   make stage5 && ./run                              (1-D and rows, against cuDNN)
 //        ./run --rows 8192 --cols 50257 --variant online_rows
 //
 // Measured: see EXPERIMENTS.md, Experiment 5 (plots/data/05_online.csv).
+#include <cuda_pipeline.h>
 #include <stdint.h>
 
 #include "../04_warp/warp.h"
@@ -64,7 +74,7 @@ __device__ __forceinline__ online_stat online_stat_combine(online_stat a, online
     const float m = fmaxf(a.m, b.m);
     if (m == -INFINITY) // both empty (or all -inf so far): nothing to rescale, and -inf - -inf is NaN
         return a;
-    return make_stat(m, a.d * expf(a.m - m) + b.d * expf(b.m - m));
+    return make_stat(m, a.d * __expf(a.m - m) + b.d * __expf(b.m - m));
 }
 
 // Folds four elements in: one rescale of the running sum per four, not per element.
@@ -73,7 +83,14 @@ __device__ __forceinline__ online_stat online_stat_add4(online_stat s, float4 v)
     const float m = fmaxf(fmaxf(s.m, fmaxf(v.x, v.y)), fmaxf(v.z, v.w));
     if (m == -INFINITY)
         return s;
-    return make_stat(m, s.d * expf(s.m - m) + expf(v.x - m) + expf(v.y - m) + expf(v.z - m) + expf(v.w - m));
+    return make_stat(m, s.d * __expf(s.m - m) + __expf(v.x - m) + __expf(v.y - m) + __expf(v.z - m) +
+                            __expf(v.w - m));
+}
+
+__device__ __forceinline__ float4 softmax4(float4 v, float m, float inv_d)
+{
+    return make_float4(__expf(v.x - m) * inv_d, __expf(v.y - m) * inv_d, __expf(v.z - m) * inv_d,
+                       __expf(v.w - m) * inv_d);
 }
 
 __device__ __forceinline__ online_stat online_stat_add(online_stat s, float v)
@@ -150,31 +167,28 @@ static __global__ void online_stats_kernel(const float *__restrict__ x, size_t n
     }
 }
 
+// Index i of the grid-stride loop is float4 number n4 - 1 - i: the walk starts at the end of x.
 static __global__ void normalize_kernel(const float *__restrict__ x, float *__restrict__ y, size_t n,
                                         const online_stat *total)
 {
     const float m = total->m, inv_d = 1.0f / total->d;
     const float4 *x4 = (const float4 *)x;
     float4 *y4 = (float4 *)y;
-    const size_t n4 = n / 4, stride = (size_t)gridDim.x * blockDim.x;
+    const size_t n4 = n / 4, last = n4 - 1, stride = (size_t)gridDim.x * blockDim.x;
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     for (; i + (UNROLL - 1) * stride < n4; i += UNROLL * stride) {
         float4 v[UNROLL];
 #pragma unroll
         for (int k = 0; k < UNROLL; k++)
-            v[k] = x4[i + k * stride];
+            v[k] = x4[last - (i + k * stride)];
 #pragma unroll
         for (int k = 0; k < UNROLL; k++)
-            y4[i + k * stride] = make_float4(expf(v[k].x - m) * inv_d, expf(v[k].y - m) * inv_d,
-                                             expf(v[k].z - m) * inv_d, expf(v[k].w - m) * inv_d);
+            __stcs(&y4[last - (i + k * stride)], softmax4(v[k], m, inv_d));
     }
-    for (; i < n4; i += stride) {
-        const float4 v = x4[i];
-        y4[i] = make_float4(expf(v.x - m) * inv_d, expf(v.y - m) * inv_d, expf(v.z - m) * inv_d,
-                            expf(v.w - m) * inv_d);
-    }
+    for (; i < n4; i += stride)
+        __stcs(&y4[last - i], softmax4(x4[last - i], m, inv_d));
     for (size_t j = 4 * n4 + (size_t)blockIdx.x * blockDim.x + threadIdx.x; j < n; j += stride)
-        y[j] = expf(x[j] - m) * inv_d;
+        y[j] = __expf(x[j] - m) * inv_d;
 }
 
 static size_t online_workspace_bytes(size_t rows, size_t n)
@@ -224,7 +238,41 @@ __device__ __forceinline__ row_split split_row(const float *row, size_t cols)
     return r;
 }
 
-// One block per row. CACHED: the row stays in shared memory from the statistics to the normalize.
+// Rows of up to 1024 columns, cols a multiple of 4, 16-byte aligned: a warp per row, lane l
+// holding float4s l, l+32, ... (K4 of them, a compile-time constant, so they stay in registers).
+template <int K4>
+static __global__ void warp_row4_kernel(const float *__restrict__ x, float *__restrict__ y, size_t rows, size_t cols)
+{
+    const size_t row = (size_t)blockIdx.x * (THREADS / WARP_SIZE) + threadIdx.x / WARP_SIZE;
+    const unsigned lane = threadIdx.x % WARP_SIZE;
+    if (row >= rows)
+        return; // the same for all 32 lanes: the whole warp leaves
+    const float4 *x4 = (const float4 *)(x + row * cols);
+    float4 *y4 = (float4 *)(y + row * cols);
+    const size_t cols4 = cols / 4;
+    float4 v[K4];
+    online_stat s = ONLINE_IDENTITY;
+#pragma unroll
+    for (int k = 0; k < K4; k++) {
+        const size_t q = lane + (size_t)k * WARP_SIZE;
+        v[k] = q < cols4 ? x4[q] : make_float4(-INFINITY, -INFINITY, -INFINITY, -INFINITY);
+    }
+#pragma unroll
+    for (int k = 0; k < K4; k++)
+        s = online_stat_add4(s, v[k]);
+    s = warp_combine(s);
+    const float inv_d = 1.0f / s.d;
+#pragma unroll
+    for (int k = 0; k < K4; k++) {
+        const size_t q = lane + (size_t)k * WARP_SIZE;
+        if (q < cols4)
+            __stcs(&y4[q], softmax4(v[k], s.m, inv_d));
+    }
+}
+
+// One block per row. CACHED: the row is copied into shared memory first (cp.async, all at once)
+// and read from there twice; otherwise the statistics fold it from registers and the normalize
+// reads x again.
 template <bool CACHED>
 static __global__ void block_row_kernel(const float *__restrict__ x, float *__restrict__ y, size_t cols)
 {
@@ -237,57 +285,61 @@ static __global__ void block_row_kernel(const float *__restrict__ x, float *__re
     // Element c of the row lives at cache[c]; the shift makes cache + head 16-byte aligned.
     const row_split in = split_row(xr, cols);
     float *cache = (float *)cache4 + (4 - in.head) % 4;
-
-    online_stat s = ONLINE_IDENTITY;
-    for (size_t c = tid; c < in.head; c += step) {
-        const float v = xr[c];
-        if (CACHED)
-            cache[c] = v;
-        s = online_stat_add(s, v);
-    }
     const float4 *x4 = (const float4 *)(xr + in.head);
     float4 *c4 = (float4 *)(cache + in.head);
-    size_t k = tid;
-    for (; k + (UNROLL - 1) * step < in.body; k += UNROLL * step) {
-        float4 v[UNROLL];
+
+    online_stat s = ONLINE_IDENTITY;
+    if (CACHED) {
+        for (size_t k = tid; k < in.body; k += step)
+            __pipeline_memcpy_async(&c4[k], &x4[k], sizeof(float4));
+        __pipeline_commit();
+        for (size_t c = tid; c < in.head; c += step)
+            cache[c] = xr[c];
+        for (size_t c = in.tail_start + tid; c < cols; c += step)
+            cache[c] = xr[c];
+        __pipeline_wait_prior(0);
+        __syncthreads(); // the whole row is in shared memory, whoever copied each part
+        for (size_t k = tid; k < in.body; k += step)
+            s = online_stat_add4(s, c4[k]);
+    } else {
+        size_t k = tid;
+        for (; k + (UNROLL - 1) * step < in.body; k += UNROLL * step) {
+            float4 v[UNROLL];
 #pragma unroll
-        for (int u = 0; u < UNROLL; u++)
-            v[u] = x4[k + u * step];
+            for (int u = 0; u < UNROLL; u++)
+                v[u] = x4[k + u * step];
 #pragma unroll
-        for (int u = 0; u < UNROLL; u++) {
-            if (CACHED)
-                c4[k + u * step] = v[u];
-            s = online_stat_add4(s, v[u]);
+            for (int u = 0; u < UNROLL; u++)
+                s = online_stat_add4(s, v[u]);
         }
+        for (; k < in.body; k += step)
+            s = online_stat_add4(s, x4[k]);
     }
-    for (; k < in.body; k += step) {
-        const float4 v = x4[k];
-        if (CACHED)
-            c4[k] = v;
-        s = online_stat_add4(s, v);
-    }
-    for (size_t c = in.tail_start + tid; c < cols; c += step) {
-        const float v = xr[c];
-        if (CACHED)
-            cache[c] = v;
-        s = online_stat_add(s, v);
-    }
-    s = block_combine(s, warp_stats); // its barriers also make the whole cache visible
+    const float *src = CACHED ? cache : xr;
+    for (size_t c = tid; c < in.head; c += step)
+        s = online_stat_add(s, src[c]);
+    for (size_t c = in.tail_start + tid; c < cols; c += step)
+        s = online_stat_add(s, src[c]);
+    s = block_combine(s, warp_stats);
     const float m = s.m, inv_d = 1.0f / s.d;
 
-    // y has its own alignment: write it 16 bytes at a time, reading the values one by one.
-    const float *src = CACHED ? cache : xr;
+    // Write y 16 bytes at a time. When y's rows are aligned like x's (always, for matrices from
+    // cudaMalloc), the cache is read 16 bytes at a time too; otherwise value by value.
     const row_split out = split_row(yr, cols);
     float4 *y4 = (float4 *)(yr + out.head);
     for (size_t c = tid; c < out.head; c += step)
-        yr[c] = expf(src[c] - m) * inv_d;
-    for (size_t q = tid; q < out.body; q += step) {
-        const float *v = src + out.head + 4 * q;
-        y4[q] = make_float4(expf(v[0] - m) * inv_d, expf(v[1] - m) * inv_d, expf(v[2] - m) * inv_d,
-                            expf(v[3] - m) * inv_d);
+        yr[c] = __expf(src[c] - m) * inv_d;
+    if (CACHED && out.head == in.head) {
+        for (size_t q = tid; q < out.body; q += step)
+            __stcs(&y4[q], softmax4(c4[q], m, inv_d));
+    } else {
+        for (size_t q = tid; q < out.body; q += step) {
+            const float *v = src + out.head + 4 * q;
+            __stcs(&y4[q], softmax4(make_float4(v[0], v[1], v[2], v[3]), m, inv_d));
+        }
     }
     for (size_t c = out.tail_start + tid; c < cols; c += step)
-        yr[c] = expf(src[c] - m) * inv_d;
+        yr[c] = __expf(src[c] - m) * inv_d;
 }
 
 // The largest dynamic shared memory a block may have, once the kernel has been allowed to use it.
@@ -304,10 +356,28 @@ static size_t max_row_cache_bytes(void)
     return bytes;
 }
 
+static int warp_rows_softmax(const float *x, float *y, size_t rows, size_t cols, void *workspace)
+{
+    const bool aligned = cols % 4 == 0 && (uintptr_t)x % 16 == 0 && (uintptr_t)y % 16 == 0;
+    if (!aligned)
+        return warp_per_row_variant.run(x, y, rows, cols, workspace); // stage 04's scalar loads
+    const unsigned blocks = (unsigned)((rows + THREADS / WARP_SIZE - 1) / (THREADS / WARP_SIZE));
+    if (cols <= 128)
+        warp_row4_kernel<1><<<blocks, THREADS>>>(x, y, rows, cols);
+    else if (cols <= 256)
+        warp_row4_kernel<2><<<blocks, THREADS>>>(x, y, rows, cols);
+    else if (cols <= 512)
+        warp_row4_kernel<4><<<blocks, THREADS>>>(x, y, rows, cols);
+    else
+        warp_row4_kernel<8><<<blocks, THREADS>>>(x, y, rows, cols);
+    CUDA_CHECK_LAUNCH("warp_row4_kernel");
+    return 1;
+}
+
 static int online_rows_softmax(const float *x, float *y, size_t rows, size_t cols, void *workspace)
 {
     if (cols <= WARP_ROW_MAX_COLS)
-        return warp_per_row_variant.run(x, y, rows, cols, workspace);
+        return warp_rows_softmax(x, y, rows, cols, workspace);
     const unsigned threads = cols >= 16384 ? 1024 : 256;
     const size_t cache_bytes = (cols + 3) * sizeof(float);
     if (cache_bytes <= max_row_cache_bytes()) {

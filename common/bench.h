@@ -33,6 +33,9 @@ typedef struct {
     int (*run)(const float *x, float *y, size_t rows, size_t cols, void *workspace);
     /* The shapes it handles (NULL: all). */
     bool (*supports)(size_t rows, size_t cols);
+    /* A library measured for comparison (cuDNN): its rows are verified and shown like any other,
+     * but a FAIL of the library's is not a failure of the run. */
+    bool library;
 } softmax_variant;
 
 /* `supports` of the 1-D variants: one softmax over the whole array, so one row. */
@@ -82,7 +85,7 @@ void bench_accuracy(const bench_settings *s, const char *experiment,
 
 /* Timing table: for each shape one fresh input (shape i drawn with seed + i); every variant that
  * supports the shape is verified and then timed, and the first one that runs is the baseline of the
- * others. Returns the number of rows that failed verification. */
+ * others. Returns the number of rows of the course's own variants that failed verification. */
 int bench_timing(const bench_settings *s, const char *experiment,
                  const softmax_variant *const *variants, int n_variants, const softmax_shape *shapes,
                  int n_shapes, input_spec input, uint64_t seed);

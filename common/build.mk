@@ -44,7 +44,7 @@ CUDNN_LIB := $(firstword $(wildcard $(CUDNN_HOME)/lib64/libcudnn.so $(CUDNN_HOME
                                     $(CUDNN_HOME)/lib64/libcudnn.so.[0-9]* $(CUDNN_HOME)/lib/libcudnn.so.[0-9]*))
 ifneq ($(and $(USES_CUDNN),$(wildcard $(CUDNN_HOME)/include/cudnn.h),$(CUDNN_LIB)),)
   CUDNN_FLAGS := -DHAVE_CUDNN -I$(CUDNN_HOME)/include
-  CUDNN_LDLIBS := $(CUDNN_LIB) -Xlinker -rpath -Xlinker $(dir $(CUDNN_LIB))
+  CUDNN_LDLIBS := -Xlinker $(CUDNN_LIB) -Xlinker -rpath -Xlinker $(dir $(CUDNN_LIB))
   CUDNN_STATUS := with cuDNN ($(CUDNN_LIB))
 else ifdef USES_CUDNN
   CUDNN_STATUS := without cuDNN (no include/cudnn.h and libcudnn.so under CUDNN_HOME=$(CUDNN_HOME))
@@ -58,10 +58,11 @@ LDLIBS := -lm $(CUDNN_LDLIBS)
 COMMON_SRCS := check.c cli.c inputs.c reference.c verify.c gpu.c report.c bench.c stage.c gpu_kernels.cu
 COMMON_OBJS := $(patsubst %,$(BUILD)/common/%.o,$(basename $(COMMON_SRCS)))
 
-# $(BUILD)/arch.txt holds the -gencode flags; it changes only when they do, and every object
-# depends on it, so a new ARCH rebuilds everything and an unchanged one rebuilds nothing.
+# $(BUILD)/arch.txt holds the -gencode and cuDNN flags; it changes only when they do, and every
+# object depends on it, so a new ARCH (or CUDNN_HOME) rebuilds everything and an unchanged one
+# rebuilds nothing.
 ARCH_STAMP := $(BUILD)/arch.txt
-$(shell mkdir -p $(BUILD); echo '$(GENCODE)' | cmp -s - $(ARCH_STAMP) || echo '$(GENCODE)' > $(ARCH_STAMP))
+$(shell mkdir -p $(BUILD); echo '$(GENCODE) $(CUDNN_FLAGS)' | cmp -s - $(ARCH_STAMP) || echo '$(GENCODE) $(CUDNN_FLAGS)' > $(ARCH_STAMP))
 
 $(BUILD)/%.o: $(ROOT)/%.c $(ARCH_STAMP)
 	@mkdir -p $(@D)

@@ -44,5 +44,5 @@ static int cudnn_softmax(const float *x, float *y, size_t rows, size_t cols, voi
 }
 
 /* cuDNN reads x and writes y; how often it reads x is not ours to know, so bytes/elem says 8. */
-const softmax_variant cudnn_variant = {"cudnn", 8.0, NULL, cudnn_softmax, NULL};
+const softmax_variant cudnn_variant = {"cudnn", 8.0, NULL, cudnn_softmax, NULL, true};
 #endif
