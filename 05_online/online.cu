@@ -20,13 +20,17 @@
 //     x is read twice and y written once: 12 bytes per element (stage 02 moved 16), in 2 launches.
 //
 //   online_rows (a softmax per row):
-//     rows of up to 1024: one warp per row, the row in registers (stage 04's mapping), with 16-byte
-//     loads when the rows are 16-byte aligned (cols a multiple of 4), stage 04's kernel otherwise.
-//     longer rows: one block per row, the row cached in shared memory (Hopper gives a block up to
-//     227 KB: a 50257-float row is 196 KiB). The block first asks for the whole row at once with
-//     cp.async (global to shared memory without passing through registers, so every load of the row
-//     is in flight together), then folds (m, d) from shared memory and normalizes from it: 1 read
-//     + 1 write, 8 bytes per element. Rows too long for shared memory are read a second time.
+//     rows of up to 1024: warps, the rows in registers (stage 04's mapping), with 16-byte loads
+//     and several short rows per warp when rows are 16-byte aligned (cols a multiple of 4), stage
+//     04's kernel otherwise.
+//     longer rows: one block per row, the row cached in shared memory. The block first asks for
+//     the whole row at once with cp.async (global to shared memory without passing through
+//     registers, so every load of the row is in flight together), then folds (m, d) from shared
+//     memory and normalizes from it: 1 read + 1 write, 8 bytes per element.
+//     rows whose cache leaves room for one block per SM (a 50257-float row is 196 KiB of the 227 KB
+//     a Hopper block may have): a cluster of two blocks per row, each caching half, exchanging
+//     their (m, d) through distributed shared memory. Two half-rows share an SM, so one's loads
+//     overlap the other's arithmetic. Rows too long even for that are read a second time.
 //     16-byte loads need 16-byte aligned addresses, and with an odd number of columns most rows
 //     do not start on one: each row is split into a scalar head up to the first 16-byte boundary,
 //     a body of float4s, and a scalar tail (row_split). The cache is shifted by the head's
@@ -40,6 +44,7 @@
 //        ./run --rows 8192 --cols 50257 --variant online_rows
 //
 // Measured: see EXPERIMENTS.md, Experiment 5 (plots/data/05_online.csv).
+#include <cooperative_groups.h>
 #include <cuda_pipeline.h>
 #include <stdint.h>
 
@@ -48,6 +53,8 @@
 #include "../common/check.h"
 #include "../common/gpu.h"
 #include "online.h"
+
+namespace cg = cooperative_groups;
 
 #define THREADS 256
 #define BLOCKS_PER_SM 8  // 8 x 256 threads: a full SM
@@ -238,36 +245,102 @@ __device__ __forceinline__ row_split split_row(const float *row, size_t cols)
     return r;
 }
 
-// Rows of up to 1024 columns, cols a multiple of 4, 16-byte aligned: a warp per row, lane l
-// holding float4s l, l+32, ... (K4 of them, a compile-time constant, so they stay in registers).
-template <int K4>
+// Rows of up to 1024 columns, cols a multiple of 4, 16-byte aligned: a warp takes R rows, lane l
+// holding float4s l, l+32, ... of each (K4 per row; K4 and R are compile-time constants, so the
+// values stay in registers). All R K4 loads are issued before the first is used, and the R rows'
+// reductions are independent, so short rows still keep enough bytes in flight. With the row in
+// registers the max and the sum are two cheap shuffle reductions: the online form (an exp in every
+// combine) pays only when the elements stream past once.
+template <int K4, int R>
 static __global__ void warp_row4_kernel(const float *__restrict__ x, float *__restrict__ y, size_t rows, size_t cols)
 {
-    const size_t row = (size_t)blockIdx.x * (THREADS / WARP_SIZE) + threadIdx.x / WARP_SIZE;
+    const size_t first_row = ((size_t)blockIdx.x * (THREADS / WARP_SIZE) + threadIdx.x / WARP_SIZE) * R;
     const unsigned lane = threadIdx.x % WARP_SIZE;
-    if (row >= rows)
+    if (first_row >= rows)
         return; // the same for all 32 lanes: the whole warp leaves
-    const float4 *x4 = (const float4 *)(x + row * cols);
-    float4 *y4 = (float4 *)(y + row * cols);
     const size_t cols4 = cols / 4;
-    float4 v[K4];
+    float4 v[R][K4];
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+        const float4 *x4 = (const float4 *)(x + (first_row + r) * cols);
+#pragma unroll
+        for (int k = 0; k < K4; k++) {
+            const size_t q = lane + (size_t)k * WARP_SIZE;
+            v[r][k] = first_row + r < rows && q < cols4 ? x4[q] : make_float4(-INFINITY, -INFINITY, -INFINITY, -INFINITY);
+        }
+    }
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+        float m = -INFINITY;
+#pragma unroll
+        for (int k = 0; k < K4; k++)
+            m = fmaxf(m, fmaxf(fmaxf(v[r][k].x, v[r][k].y), fmaxf(v[r][k].z, v[r][k].w)));
+        m = warp_max(m);
+        float d = 0.0f;
+#pragma unroll
+        for (int k = 0; k < K4; k++) {
+            v[r][k] = make_float4(__expf(v[r][k].x - m), __expf(v[r][k].y - m), __expf(v[r][k].z - m),
+                                  __expf(v[r][k].w - m));
+            d += (v[r][k].x + v[r][k].y) + (v[r][k].z + v[r][k].w);
+        }
+        const float inv_d = 1.0f / warp_sum(d);
+        if (first_row + r >= rows)
+            continue; // uniform across the warp, and after the last shuffle of this row
+        float4 *y4 = (float4 *)(y + (first_row + r) * cols);
+#pragma unroll
+        for (int k = 0; k < K4; k++) {
+            const size_t q = lane + (size_t)k * WARP_SIZE;
+            if (q < cols4)
+                y4[q] = make_float4(v[r][k].x * inv_d, v[r][k].y * inv_d, v[r][k].z * inv_d, v[r][k].w * inv_d);
+        }
+    }
+}
+
+// Rows whose cache would leave room for only one block per SM: a cluster of two blocks per row
+// (Hopper's thread block clusters), each caching half of the row's float4 body in its own shared
+// memory. Two half-rows fit on an SM, so one block's loads overlap the other's arithmetic. The two
+// statistics meet through distributed shared memory: each block reads its partner's with
+// cluster.map_shared_rank. x and y must be aligned alike (the host checks).
+static __global__ void cluster_row_kernel(const float *__restrict__ x, float *__restrict__ y, size_t cols)
+{
+#if __CUDA_ARCH__ >= 900
+    extern __shared__ float4 half4[];
+    __shared__ online_stat warp_stats[WARP_SIZE];
+    __shared__ online_stat block_stat;
+    cg::cluster_group cluster = cg::this_cluster();
+    const unsigned rank = cluster.block_rank(), tid = threadIdx.x, step = blockDim.x;
+    const float *xr = x + (size_t)(blockIdx.x / 2) * cols;
+    float *yr = y + (size_t)(blockIdx.x / 2) * cols;
+    const row_split in = split_row(xr, cols);
+    const size_t half = (in.body + 1) / 2, first = rank * half, count = rank == 0 ? half : in.body - half;
+    const float4 *x4 = (const float4 *)(xr + in.head) + first;
+    float4 *y4 = (float4 *)(yr + in.head) + first;
+
+    for (size_t k = tid; k < count; k += step)
+        __pipeline_memcpy_async(&half4[k], &x4[k], sizeof(float4));
+    __pipeline_commit();
+    // The scalar head belongs to rank 0, the tail to rank 1: at most 3 elements each.
+    const size_t lo = rank == 0 ? 0 : in.tail_start, hi = rank == 0 ? in.head : cols;
     online_stat s = ONLINE_IDENTITY;
-#pragma unroll
-    for (int k = 0; k < K4; k++) {
-        const size_t q = lane + (size_t)k * WARP_SIZE;
-        v[k] = q < cols4 ? x4[q] : make_float4(-INFINITY, -INFINITY, -INFINITY, -INFINITY);
-    }
-#pragma unroll
-    for (int k = 0; k < K4; k++)
-        s = online_stat_add4(s, v[k]);
-    s = warp_combine(s);
+    for (size_t c = lo + tid; c < hi; c += step)
+        s = online_stat_add(s, xr[c]);
+    __pipeline_wait_prior(0);
+    __syncthreads();
+    for (size_t k = tid; k < count; k += step)
+        s = online_stat_add4(s, half4[k]);
+    s = block_combine(s, warp_stats);
+    if (tid == 0)
+        block_stat = s;
+    cluster.sync(); // both halves' statistics are written
+    s = online_stat_combine(s, *cluster.map_shared_rank(&block_stat, rank ^ 1));
+    cluster.sync(); // both have read: neither block may leave while its partner reads its memory
+
     const float inv_d = 1.0f / s.d;
-#pragma unroll
-    for (int k = 0; k < K4; k++) {
-        const size_t q = lane + (size_t)k * WARP_SIZE;
-        if (q < cols4)
-            __stcs(&y4[q], softmax4(v[k], s.m, inv_d));
-    }
+    for (size_t c = lo + tid; c < hi; c += step)
+        yr[c] = __expf(xr[c] - s.m) * inv_d;
+    for (size_t k = tid; k < count; k += step)
+        __stcs(&y4[k], softmax4(half4[k], s.m, inv_d));
+#endif
 }
 
 // One block per row. CACHED: the row is copied into shared memory first (cp.async, all at once)
@@ -342,15 +415,18 @@ static __global__ void block_row_kernel(const float *__restrict__ x, float *__re
         yr[c] = __expf(src[c] - m) * inv_d;
 }
 
-// The largest dynamic shared memory a block may have, once the kernel has been allowed to use it.
+// The largest dynamic shared memory a block may have (the static warp_stats and block_stat share
+// the SM's opt-in limit), once the row kernels have been allowed to use it.
 static size_t max_row_cache_bytes(void)
 {
     static size_t bytes;
     if (!bytes) {
         int optin = 0;
         CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0));
-        bytes = (size_t)optin - WARP_SIZE * sizeof(online_stat); // the static warp_stats share it
+        bytes = (size_t)optin - (WARP_SIZE + 1) * sizeof(online_stat);
         CUDA_CHECK(cudaFuncSetAttribute(block_row_kernel<true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        (int)bytes));
+        CUDA_CHECK(cudaFuncSetAttribute(cluster_row_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         (int)bytes));
     }
     return bytes;
@@ -361,30 +437,57 @@ static int warp_rows_softmax(const float *x, float *y, size_t rows, size_t cols,
     const bool aligned = cols % 4 == 0 && (uintptr_t)x % 16 == 0 && (uintptr_t)y % 16 == 0;
     if (!aligned)
         return warp_per_row_variant.run(x, y, rows, cols, workspace); // stage 04's scalar loads
-    const unsigned blocks = (unsigned)((rows + THREADS / WARP_SIZE - 1) / (THREADS / WARP_SIZE));
+    const size_t warps_per_block = THREADS / WARP_SIZE;
+#define LAUNCH_WARP_ROWS(K4, R)                                                                        \
+    warp_row4_kernel<K4, R><<<(unsigned)((rows + warps_per_block * R - 1) / (warps_per_block * R)), THREADS>>>( \
+        x, y, rows, cols)
     if (cols <= 128)
-        warp_row4_kernel<1><<<blocks, THREADS>>>(x, y, rows, cols);
+        LAUNCH_WARP_ROWS(1, 4);
     else if (cols <= 256)
-        warp_row4_kernel<2><<<blocks, THREADS>>>(x, y, rows, cols);
+        LAUNCH_WARP_ROWS(2, 2);
     else if (cols <= 512)
-        warp_row4_kernel<4><<<blocks, THREADS>>>(x, y, rows, cols);
+        LAUNCH_WARP_ROWS(4, 1);
     else
-        warp_row4_kernel<8><<<blocks, THREADS>>>(x, y, rows, cols);
+        LAUNCH_WARP_ROWS(8, 1);
+#undef LAUNCH_WARP_ROWS
     CUDA_CHECK_LAUNCH("warp_row4_kernel");
     return 1;
+}
+
+static bool have_clusters(void)
+{
+    static int major = -1;
+    if (major < 0)
+        CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0));
+    return major >= 9;
 }
 
 static int online_rows_softmax(const float *x, float *y, size_t rows, size_t cols, void *workspace)
 {
     if (cols <= WARP_ROW_MAX_COLS)
         return warp_rows_softmax(x, y, rows, cols, workspace);
-    const unsigned threads = cols >= 16384 ? 1024 : 256;
-    const size_t cache_bytes = (cols + 3) * sizeof(float);
-    if (cache_bytes <= max_row_cache_bytes()) {
-        block_row_kernel<true><<<(unsigned)rows, threads, cache_bytes>>>(x, y, cols);
+    const size_t cache_bytes = (cols + 3) * sizeof(float), limit = max_row_cache_bytes();
+    const size_t half_bytes = (cols / 8 + 1) * sizeof(float4);
+    const bool aligned_alike = (uintptr_t)x % 16 == (uintptr_t)y % 16;
+    if (cache_bytes > limit / 2 && half_bytes <= limit / 2 && aligned_alike && have_clusters()) {
+        cudaLaunchConfig_t config = {};
+        config.gridDim = dim3((unsigned)(2 * rows));
+        config.blockDim = dim3(512);
+        config.dynamicSmemBytes = half_bytes;
+        cudaLaunchAttribute cluster;
+        cluster.id = cudaLaunchAttributeClusterDimension;
+        cluster.val.clusterDim.x = 2;
+        cluster.val.clusterDim.y = 1;
+        cluster.val.clusterDim.z = 1;
+        config.attrs = &cluster;
+        config.numAttrs = 1;
+        CUDA_CHECK(cudaLaunchKernelEx(&config, cluster_row_kernel, x, y, cols));
+        CUDA_CHECK_LAUNCH("cluster_row_kernel");
+    } else if (cache_bytes <= limit) {
+        block_row_kernel<true><<<(unsigned)rows, cols >= 16384 ? 1024 : 256, cache_bytes>>>(x, y, cols);
         CUDA_CHECK_LAUNCH("block_row_kernel<cached>");
     } else {
-        block_row_kernel<false><<<(unsigned)rows, threads>>>(x, y, cols);
+        block_row_kernel<false><<<(unsigned)rows, 1024>>>(x, y, cols);
         CUDA_CHECK_LAUNCH("block_row_kernel<uncached>");
     }
     return 1;

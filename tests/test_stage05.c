@@ -40,14 +40,15 @@ ParameterizedTest(softmax_shape *shape, stage05, online_rows_match_reference)
     expect_passes_on_every_range(&online_rows_variant, *shape, 700 + shape->rows + shape->cols, 1);
 }
 
-/* Row r has its first 37 r entries masked; the last row keeps a single entry, which must get
- * probability 1. Both paths: the warp (1001 columns) and the cached block (5003). */
+/* Row r has its first 15 r entries masked; the last row keeps a single entry, which must get
+ * probability 1 (in the cluster path, one block of that row sees nothing but -inf). Every path:
+ * the warp (1001 columns), the cached block (5003), the cluster of two blocks (50257). */
 Test(stage05, masked_rows)
 {
     gpu_info gpu;
     open_gpu_or_skip(&gpu);
-    const size_t rows = 64, lengths[] = {1001, 5003};
-    for (int k = 0; k < 2; k++) {
+    const size_t rows = 64, lengths[] = {1001, 5003, 50257};
+    for (int k = 0; k < 3; k++) {
         const size_t cols = lengths[k];
         softmax_case c = case_create((softmax_shape){rows, cols}, (input_spec){DIST_NORMAL, -3.0, 3.0}, 71);
         for (size_t r = 0; r < rows; r++)
