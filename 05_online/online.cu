@@ -415,21 +415,45 @@ static __global__ void block_row_kernel(const float *__restrict__ x, float *__re
         yr[c] = __expf(src[c] - m) * inv_d;
 }
 
-// The largest dynamic shared memory a block may have (the static warp_stats and block_stat share
-// the SM's opt-in limit), once the row kernels have been allowed to use it.
-static size_t max_row_cache_bytes(void)
+// Allows `kernel` the most dynamic shared memory a block may have (the opt-in limit less the
+// kernel's own static shared memory) and returns that amount.
+static size_t allow_all_shared_memory(const void *kernel)
 {
-    static size_t bytes;
-    if (!bytes) {
-        int optin = 0;
-        CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0));
-        bytes = (size_t)optin - (WARP_SIZE + 1) * sizeof(online_stat);
-        CUDA_CHECK(cudaFuncSetAttribute(block_row_kernel<true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        (int)bytes));
-        CUDA_CHECK(cudaFuncSetAttribute(cluster_row_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        (int)bytes));
-    }
+    int optin = 0;
+    cudaFuncAttributes attr;
+    CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0));
+    CUDA_CHECK(cudaFuncGetAttributes(&attr, kernel));
+    const size_t bytes = (size_t)optin - attr.sharedSizeBytes;
+    CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
     return bytes;
+}
+
+// The shared-memory budget of the row kernels, read once from the device.
+static struct {
+    size_t block_cache;  // largest row cache of one block_row_kernel<true>
+    size_t two_per_sm;   // largest cache that still lets two blocks share an SM
+    size_t cluster_half; // largest half-row cache of cluster_row_kernel, two of them per SM
+    bool clusters;       // compute capability 9.0 or newer
+} budget;
+
+static void read_budget(void)
+{
+    if (budget.block_cache)
+        return;
+    int per_sm = 0, major = 0;
+    cudaFuncAttributes block_attr, cluster_attr;
+    CUDA_CHECK(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, 0));
+    CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0));
+    CUDA_CHECK(cudaFuncGetAttributes(&block_attr, block_row_kernel<true>));
+    CUDA_CHECK(cudaFuncGetAttributes(&cluster_attr, cluster_row_kernel));
+    const size_t reserved = 1024; // the runtime keeps 1 KB of shared memory per block
+    budget.block_cache = allow_all_shared_memory((const void *)block_row_kernel<true>);
+    budget.two_per_sm = (size_t)per_sm / 2 - reserved - block_attr.sharedSizeBytes;
+    budget.clusters = major >= 9;
+    if (budget.clusters) {
+        allow_all_shared_memory((const void *)cluster_row_kernel);
+        budget.cluster_half = (size_t)per_sm / 2 - reserved - cluster_attr.sharedSizeBytes;
+    }
 }
 
 static int warp_rows_softmax(const float *x, float *y, size_t rows, size_t cols, void *workspace)
@@ -454,22 +478,14 @@ static int warp_rows_softmax(const float *x, float *y, size_t rows, size_t cols,
     return 1;
 }
 
-static bool have_clusters(void)
-{
-    static int major = -1;
-    if (major < 0)
-        CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0));
-    return major >= 9;
-}
-
 static int online_rows_softmax(const float *x, float *y, size_t rows, size_t cols, void *workspace)
 {
     if (cols <= WARP_ROW_MAX_COLS)
         return warp_rows_softmax(x, y, rows, cols, workspace);
-    const size_t cache_bytes = (cols + 3) * sizeof(float), limit = max_row_cache_bytes();
-    const size_t half_bytes = (cols / 8 + 1) * sizeof(float4);
+    read_budget();
+    const size_t cache_bytes = (cols + 3) * sizeof(float), half_bytes = (cols / 8 + 1) * sizeof(float4);
     const bool aligned_alike = (uintptr_t)x % 16 == (uintptr_t)y % 16;
-    if (cache_bytes > limit / 2 && half_bytes <= limit / 2 && aligned_alike && have_clusters()) {
+    if (cache_bytes > budget.two_per_sm && budget.clusters && half_bytes <= budget.cluster_half && aligned_alike) {
         cudaLaunchConfig_t config = {};
         config.gridDim = dim3((unsigned)(2 * rows));
         config.blockDim = dim3(512);
@@ -483,7 +499,7 @@ static int online_rows_softmax(const float *x, float *y, size_t rows, size_t col
         config.numAttrs = 1;
         CUDA_CHECK(cudaLaunchKernelEx(&config, cluster_row_kernel, x, y, cols));
         CUDA_CHECK_LAUNCH("cluster_row_kernel");
-    } else if (cache_bytes <= limit) {
+    } else if (cache_bytes <= budget.block_cache) {
         block_row_kernel<true><<<(unsigned)rows, cols >= 16384 ? 1024 : 256, cache_bytes>>>(x, y, cols);
         CUDA_CHECK_LAUNCH("block_row_kernel<cached>");
     } else {
