@@ -3,23 +3,25 @@
 # Usage: awk -v name=ncu_02_03_100M -f plots/ncu.awk plots/data/ncu_02_03_100M.log
 
 function flush() {
-    if (kernel != "") printf "| `%s` | %s | %s | %s | %s | %s |\n", kernel, grid, duration, dram, l1, sm
+    if (kernel != "") printf "| `%s` | %s | %s | %s | %s | %s | %s |\n", kernel, grid, regs, duration, dram, l1, sm
     kernel = ""
 }
 BEGIN {
     print "@@ profile:" name
-    print "| kernel | grid × block | duration (µs, under ncu) | DRAM throughput % | L1/shared-memory throughput % | SM throughput % |"
-    print "|---|---|---:|---:|---:|---:|"
+    print "| kernel | (grid) x (block) | registers per thread | duration (µs, under ncu) | DRAM throughput % | L1/shared-memory throughput % | SM throughput % |"
+    print "|---|---|---:|---:|---:|---:|---:|"
 }
-/^  [A-Za-z_0-9]+\(.*\) \([0-9]+, 1, 1\)x\([0-9]+, 1, 1\)/ {
+# A kernel's header: "  [void ]name[<template args>](params) (grid)x(block), Context 1, Stream ...".
+/^  [^ ].*\), Context [0-9]+, Stream/ {
     flush()
-    kernel = substr($1, 1, index($1, "(") - 1)
-    match($0, /\([0-9]+, 1, 1\)x\([0-9]+, 1, 1\)/)
-    launch = substr($0, RSTART, RLENGTH)
-    gsub(/, 1, 1\)/, "", launch); gsub(/\(/, "", launch); sub(/x/, " × ", launch)
-    grid = launch
+    line = $0
+    sub(/^  (void )?/, "", line)
+    kernel = substr(line, 1, index(line, "(") - 1)
+    match(line, /\([0-9]+, [0-9]+, [0-9]+\)x\([0-9]+, [0-9]+, [0-9]+\)/)
+    grid = substr(line, RSTART, RLENGTH)
 }
 /^    Duration / { duration = $NF }
+/^    Registers Per Thread / { regs = $NF }
 /^    DRAM Throughput / { dram = $NF }
 /^    L1\/TEX Cache Throughput / { l1 = $NF }
 /^    Compute \(SM\) Throughput / { sm = $NF }
