@@ -63,7 +63,6 @@ namespace cg = cooperative_groups;
 #define THREADS 256
 #define BLOCKS_PER_SM 8  // 8 x 256 threads: a full SM
 #define UNROLL 4         // 16-byte loads in flight per thread
-#define WARP_ROW_MAX_COLS 1024
 
 typedef struct {
     float m; // max of the elements folded in so far
@@ -202,11 +201,13 @@ static __global__ void normalize_kernel(const float *__restrict__ x, float *__re
         y[j] = __expf(x[j] - m) * inv_d;
 }
 
+// The grid of both 1-D kernels: one float4 per thread at most, a full GPU at most.
+static int online_grid(size_t n) { return gpu_grid_size(n / 4 + 1, THREADS, BLOCKS_PER_SM); }
+
 static size_t online_workspace_bytes(size_t rows, size_t n)
 {
     (void)rows;
-    return (size_t)gpu_grid_size(n / 4 + 1, THREADS, BLOCKS_PER_SM) * sizeof(online_stat) +
-           sizeof(online_stat) + sizeof(unsigned);
+    return (size_t)online_grid(n) * sizeof(online_stat) + sizeof(online_stat) + sizeof(unsigned);
 }
 
 static void require_16_byte_alignment(const void *p, const char *what)
@@ -220,7 +221,7 @@ static int online_softmax(const float *x, float *y, size_t rows, size_t n, void 
     (void)rows; // 1: one softmax over n elements
     require_16_byte_alignment(x, "x");
     require_16_byte_alignment(y, "y");
-    const int grid = gpu_grid_size(n / 4 + 1, THREADS, BLOCKS_PER_SM);
+    const int grid = online_grid(n);
     online_stat *total = (online_stat *)workspace, *block_stats = total + 1;
     unsigned *blocks_done = (unsigned *)(block_stats + grid);
 
@@ -484,7 +485,7 @@ static int warp_rows_softmax(const float *x, float *y, size_t rows, size_t cols,
 
 static int online_rows_softmax(const float *x, float *y, size_t rows, size_t cols, void *workspace)
 {
-    if (cols <= WARP_ROW_MAX_COLS)
+    if (warp_per_row_variant.supports(rows, cols)) // rows short enough for registers (stage 04)
         return warp_rows_softmax(x, y, rows, cols, workspace);
     read_budget();
     const size_t cache_bytes = (cols + 3) * sizeof(float), half_bytes = (cols / 8 + 1) * sizeof(float4);

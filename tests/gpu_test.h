@@ -21,14 +21,25 @@ static inline void open_gpu_or_skip(gpu_info *info)
     gpu_open(info);
 }
 
+/* Runs a variant on an existing case with fresh workspace, and verifies it; *launches (if not
+ * NULL) gets the number of kernel launches it made. */
+static inline verify_result check_case(const softmax_variant *variant, softmax_case *c, int *launches)
+{
+    void *workspace = workspace_alloc(variant, c);
+    int made;
+    const verify_result r = case_check(c, variant, workspace, &made);
+    cudaFree(workspace);
+    if (launches)
+        *launches = made;
+    return r;
+}
+
 /* Fresh input of the shape from `seed`, one poisoned run of `variant`, verified against fp64. */
 static inline verify_result check_variant(const softmax_variant *variant, softmax_shape shape,
                                           input_spec input, uint64_t seed, int *launches)
 {
     softmax_case c = case_create(shape, input, seed);
-    void *workspace = workspace_alloc(variant, &c);
-    const verify_result r = case_check(&c, variant, workspace, launches);
-    cudaFree(workspace);
+    const verify_result r = check_case(variant, &c, launches);
     case_destroy(&c);
     return r;
 }
@@ -48,15 +59,6 @@ static inline void mask_case(softmax_case *c, size_t first, size_t last)
     case_refresh(c);
 }
 
-/* Runs a variant on an existing case with fresh workspace, and verifies it. */
-static inline verify_result check_case(const softmax_variant *variant, softmax_case *c)
-{
-    void *workspace = workspace_alloc(variant, c);
-    int launches;
-    const verify_result r = case_check(c, variant, workspace, &launches);
-    cudaFree(workspace);
-    return r;
-}
 
 /* The input sets every stable softmax must get right: uniform [0,10], [500,1000] (stage 01's
  * overflow), [-1000,1000], and outliers. Each is drawn fresh from seed + k; every call must make

@@ -55,7 +55,7 @@ Test(stage05, masked_rows)
             for (size_t i = 0; i < (r + 1 == rows ? cols - 1 : 15 * r); i++)
                 c.x_host[r * cols + i] = -INFINITY;
         case_refresh(&c);
-        const verify_result res = check_case(&online_rows_variant, &c);
+        const verify_result res = check_case(&online_rows_variant, &c, NULL);
         EXPECT_PASS(res, "%zu columns", cols);
         cr_expect_eq(c.y_host[rows * cols - 1], 1.0f, "%zu columns: the only unmasked entry", cols);
         case_destroy(&c);
