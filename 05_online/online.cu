@@ -57,6 +57,7 @@
 #include "../common/check.h"
 #include "../common/gpu.h"
 #include "online.h"
+#include "online_stat.cuh"
 
 namespace cg = cooperative_groups;
 
@@ -64,71 +65,10 @@ namespace cg = cooperative_groups;
 #define BLOCKS_PER_SM 8  // 8 x 256 threads: a full SM
 #define UNROLL 4         // 16-byte loads in flight per thread
 
-typedef struct {
-    float m; // max of the elements folded in so far
-    float d; // sum of exp(x - m) over them
-} online_stat;
-
-__device__ __forceinline__ online_stat make_stat(float m, float d)
-{
-    online_stat s;
-    s.m = m;
-    s.d = d;
-    return s;
-}
-
-#define ONLINE_IDENTITY make_stat(-INFINITY, 0.0f)
-
-__device__ __forceinline__ online_stat online_stat_combine(online_stat a, online_stat b)
-{
-    const float m = fmaxf(a.m, b.m);
-    if (m == -INFINITY) // both empty (or all -inf so far): nothing to rescale, and -inf - -inf is NaN
-        return a;
-    return make_stat(m, a.d * __expf(a.m - m) + b.d * __expf(b.m - m));
-}
-
-// Folds four elements in: one rescale of the running sum per four, not per element.
-__device__ __forceinline__ online_stat online_stat_add4(online_stat s, float4 v)
-{
-    const float m = fmaxf(fmaxf(s.m, fmaxf(v.x, v.y)), fmaxf(v.z, v.w));
-    if (m == -INFINITY)
-        return s;
-    return make_stat(m, s.d * __expf(s.m - m) + __expf(v.x - m) + __expf(v.y - m) + __expf(v.z - m) +
-                            __expf(v.w - m));
-}
-
 __device__ __forceinline__ float4 softmax4(float4 v, float m, float inv_d)
 {
     return make_float4(__expf(v.x - m) * inv_d, __expf(v.y - m) * inv_d, __expf(v.z - m) * inv_d,
                        __expf(v.w - m) * inv_d);
-}
-
-__device__ __forceinline__ online_stat online_stat_add(online_stat s, float v)
-{
-    return online_stat_combine(s, make_stat(v, 1.0f));
-}
-
-__device__ __forceinline__ online_stat warp_combine(online_stat s)
-{
-#pragma unroll
-    for (int offset = WARP_SIZE / 2; offset > 0; offset /= 2) {
-        s = online_stat_combine(s, make_stat(__shfl_xor_sync(FULL_MASK, s.m, offset),
-                                             __shfl_xor_sync(FULL_MASK, s.d, offset)));
-    }
-    return s;
-}
-
-// As block_reduce_by_warps (stage 04), for the pair: every thread gets the block's statistic.
-__device__ __forceinline__ online_stat block_combine(online_stat s, online_stat *warp_stats)
-{
-    const unsigned lane = threadIdx.x % WARP_SIZE, warp = threadIdx.x / WARP_SIZE;
-    s = warp_combine(s);
-    if (lane == 0)
-        warp_stats[warp] = s;
-    __syncthreads();
-    s = warp_combine(lane < blockDim.x / WARP_SIZE ? warp_stats[lane] : ONLINE_IDENTITY);
-    __syncthreads();
-    return s;
 }
 
 // ---- One softmax over n -------------------------------------------------------------------------

@@ -154,6 +154,17 @@ int bench_timing(const bench_settings *s, const char *experiment,
     return failed;
 }
 
+int variant_index(const char *name, const char *const *names, int n)
+{
+    for (int v = 0; v < n; v++)
+        if (strcmp(name, names[v]) == 0)
+            return v;
+    char list[256] = "";
+    for (int v = 0; v < n; v++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", v ? ", " : "", names[v]);
+    die(EXIT_USAGE, "unknown variant '%s' (this stage has: %s)", name, list);
+}
+
 int select_variants(const char *name, const softmax_variant *const *all, int n_all,
                     const softmax_variant **chosen)
 {
@@ -162,13 +173,9 @@ int select_variants(const char *name, const softmax_variant *const *all, int n_a
             chosen[v] = all[v];
         return n_all;
     }
+    const char *names[STAGE_MAX_VARIANTS];
     for (int v = 0; v < n_all; v++)
-        if (strcmp(name, all[v]->name) == 0) {
-            chosen[0] = all[v];
-            return 1;
-        }
-    char names[256] = "";
-    for (int v = 0; v < n_all; v++)
-        snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", v ? ", " : "", all[v]->name);
-    die(EXIT_USAGE, "unknown variant '%s' (this stage has: %s)", name, names);
+        names[v] = all[v]->name;
+    chosen[0] = all[variant_index(name, names, n_all)];
+    return 1;
 }

@@ -18,6 +18,9 @@
 extern "C" {
 #endif
 
+/* The most variants a stage has. */
+#define STAGE_MAX_VARIANTS 8
+
 typedef struct {
     size_t rows, cols;
 } softmax_shape;
@@ -89,6 +92,10 @@ void bench_accuracy(const bench_settings *s, const char *experiment,
 int bench_timing(const bench_settings *s, const char *experiment,
                  const softmax_variant *const *variants, int n_variants, const softmax_shape *shapes,
                  int n_shapes, input_spec input, uint64_t seed);
+
+/* The position of `name` in names[0..n-1]; an unknown name is one line listing the names, and
+ * exit 2. */
+int variant_index(const char *name, const char *const *names, int n);
 
 /* --variant: the variant of that name from a stage's list, or the whole list when name is NULL.
  * An unknown name is one line naming the stage's variants, and exit 2. Returns how many were

@@ -55,7 +55,8 @@ CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Wshadow -I$(CUDA_HOME)/include -MMD -MP
 NVCCFLAGS := -std=c++17 -O3 -lineinfo $(GENCODE) -Xcompiler -Wall -MMD -MP $(CUDNN_FLAGS) $(NVCC_EXTRA)
 LDLIBS := -lm $(CUDNN_LDLIBS)
 
-COMMON_SRCS := check.c cli.c inputs.c reference.c verify.c gpu.c report.c bench.c stage.c gpu_kernels.cu
+COMMON_SRCS := check.c cli.c inputs.c reference.c verify.c gpu.c report.c bench.c stage.c gpu_kernels.cu \
+               dtype.c npy.c topk.c topk_bench.c
 COMMON_OBJS := $(patsubst %,$(BUILD)/common/%.o,$(basename $(COMMON_SRCS)))
 
 # $(BUILD)/arch.txt holds the -gencode and cuDNN flags; it changes only when they do, and every

@@ -137,7 +137,8 @@ cli_status cli_parse(int argc, char **argv, cli_options *opts, char *err, size_t
 
         static const char *const known[] = {"--n",     "--sizes",  "--range", "--dist",
                                             "--iters", "--warmup", "--seed",  "--csv",
-                                            "--variant", "--rows",  "--cols"};
+                                            "--variant", "--rows",  "--cols",
+                                            "--k",     "--dtype",  "--input", "--output"};
         bool is_known = false;
         for (size_t k = 0; k < sizeof known / sizeof known[0]; k++)
             is_known |= strcmp(name, known[k]) == 0;
@@ -180,6 +181,17 @@ cli_status cli_parse(int argc, char **argv, cli_options *opts, char *err, size_t
             size_t *dst = strcmp(name, "--rows") == 0 ? &opts->rows : &opts->cols;
             if (cli_parse_count(value, dst))
                 return fail(err, err_len, "%s: expected a positive count like 8192 or 4K, got '%s'", name, value);
+        } else if (strcmp(name, "--k") == 0) {
+            if (parse_int(value, 1, CLI_MAX_K, &opts->k))
+                return fail(err, err_len, "--k: expected a whole number from 1 to %d, got '%s'", CLI_MAX_K, value);
+        } else if (strcmp(name, "--dtype") == 0) {
+            if (dtype_from_name(value, &opts->dtype))
+                return fail(err, err_len, "--dtype: expected float32, bf16 or fp16, got '%s'", value);
+            opts->dtype_given = true;
+        } else if (strcmp(name, "--input") == 0 || strcmp(name, "--output") == 0) {
+            if (*value == '\0')
+                return fail(err, err_len, "%s needs a file name", name);
+            *(strcmp(name, "--input") == 0 ? &opts->input_path : &opts->output_prefix) = value;
         } else if (strcmp(name, "--variant") == 0) {
             opts->variant = value; /* the stage checks the name against its variants */
         } else { /* --csv */
@@ -192,6 +204,8 @@ cli_status cli_parse(int argc, char **argv, cli_options *opts, char *err, size_t
         return fail(err, err_len, "--rows and --cols go together");
     if (opts->rows && opts->n_sizes)
         return fail(err, err_len, "give either --n/--sizes (one softmax over n) or --rows/--cols (one per row), not both");
+    if (opts->input_path && (opts->rows || opts->n_sizes))
+        return fail(err, err_len, "--input: the shape comes from the file; leave out --rows/--cols and --n/--sizes");
     return CLI_OK;
 }
 
@@ -218,8 +232,12 @@ void cli_parse_or_exit(int argc, char **argv, cli_options *opts, const char *abo
                "  --seed S         input seed (default 2026)\n"
                "  --csv FILE       also write the rows to FILE as CSV\n"
                "  --variant NAME   run only this variant (the stage's variants are listed above)\n"
+               "  --k K            stage 06: how many of the largest probabilities per row (1 to %d)\n"
+               "  --dtype T        stage 06: float32 | bf16 | fp16 logits (default float32)\n"
+               "  --input FILE     stage 06: logits from a .npy file, shape [B,T,V] or [R,V]\n"
+               "  --output PREFIX  stage 06: write PREFIX_indices.npy and PREFIX_probs.npy\n"
                "  --help           this text\n",
-               about);
+               about, CLI_MAX_K);
         exit(0);
     }
 }

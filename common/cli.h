@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dtype.h"
 #include "inputs.h"
 
 #ifdef __cplusplus
@@ -25,7 +26,15 @@ typedef struct {
     uint64_t seed;
     const char *csv_path;        /* NULL: no CSV */
     const char *variant;         /* --variant: run only this one; NULL: all of the stage's */
+    /* Stage 06 (top-K) only; stage_start() refuses them elsewhere. */
+    int k;                       /* --k: how many of the largest probabilities; 0 when not given */
+    logit_dtype dtype;           /* --dtype: the logits' type (default float32) */
+    bool dtype_given;
+    const char *input_path;      /* --input: logits from a .npy file; NULL: random logits */
+    const char *output_prefix;   /* --output: write PREFIX_indices.npy and PREFIX_probs.npy */
 } cli_options;
+
+#define CLI_MAX_K 1024
 
 typedef enum { CLI_OK, CLI_HELP, CLI_ERROR } cli_status;
 

@@ -57,10 +57,19 @@ void report_accuracy_row(const result_row *row);
 void report_timing_header(relative_mode relative);
 void report_timing_row(const result_row *row, relative_mode relative);
 
+/* The columns report_csv_row() writes. */
+#define SOFTMAX_CSV_COLUMNS                                                                         \
+    "experiment,variant,rows,cols,dist,lo,hi,seed,median_ms,min_ms,max_ms,gbps,pct_ceiling,"       \
+    "ceiling_gbps,bytes_per_elem,launches,max_abs_err,max_rel_err,row_sum,nonfinite,result,"       \
+    "baseline,baseline_ms"
+
 /* Opens FILE for writing and writes the header: '#' lines naming GPU, CUDA runtime and driver,
- * date, ceiling and the command line, then the column names. Cannot open: one line, exit 2. */
+ * date, ceiling and the command line, then the line of column names. Cannot open: one line, exit 2. */
 FILE *report_csv_open(const char *path, const gpu_info *gpu, const char *ceiling_name,
-                      double ceiling_gbps, int argc, char **argv);
+                      double ceiling_gbps, int argc, char **argv, const char *columns);
+
+/* NaN as "nan" whatever its sign bit (x86 makes inf/inf a negative NaN), for printing. */
+double unsigned_nan(double v);
 void report_csv_row(FILE *csv, const result_row *row);
 /* Closes the file; a failed write or close is one line and exit 1. */
 void report_csv_close(FILE *csv, const char *path);

@@ -11,22 +11,41 @@ void stage_start(stage_context *st, int argc, char **argv, const char *about,
     cli_parse_or_exit(argc, argv, &st->opts, about);
     if (n_variants > STAGE_MAX_VARIANTS)
         die(1, "a stage may have at most %d variants", STAGE_MAX_VARIANTS);
+    if (st->opts.k || st->opts.dtype_given || st->opts.input_path || st->opts.output_prefix)
+        die(EXIT_USAGE, "--k, --dtype, --input and --output belong to stage 06 (top-K); this stage computes a softmax");
     if (st->opts.rows && !rows_ok)
         die(EXIT_USAGE, "--rows/--cols: this stage computes one softmax over the whole array; use --n");
     st->n_variants = select_variants(st->opts.variant, variants, n_variants, st->variants);
 
-    gpu_open(&st->gpu);
-    const double ceiling = gpu_copy_ceiling_gbps();
-    report_device(&st->gpu, "device-to-device copy", ceiling);
+    FILE *csv;
+    const double ceiling = stage_open_device(&st->opts, &st->gpu, false, argc, argv, SOFTMAX_CSV_COLUMNS, &csv);
     st->bench = (bench_settings){
         .warmup = st->opts.warmup,
         .iters = st->opts.iters,
         .ceiling_gbps = ceiling,
-        .csv = st->opts.csv_path ? report_csv_open(st->opts.csv_path, &st->gpu, "device-to-device copy",
-                                                   ceiling, argc, argv)
-                                 : NULL,
+        .csv = csv,
         .relative = relative,
     };
+}
+
+double stage_open_device(const cli_options *opts, gpu_info *gpu, bool read_ceiling, int argc,
+                         char **argv, const char *csv_columns, FILE **csv)
+{
+    const char *ceiling_name = read_ceiling ? "read (16-byte loads)" : "device-to-device copy";
+    gpu_open(gpu);
+    const double ceiling = read_ceiling ? gpu_read_ceiling_gbps() : gpu_copy_ceiling_gbps();
+    report_device(gpu, ceiling_name, ceiling);
+    *csv = opts->csv_path ? report_csv_open(opts->csv_path, gpu, ceiling_name, ceiling, argc, argv, csv_columns)
+                          : NULL;
+    return ceiling;
+}
+
+void stage_finish(FILE *csv, const char *csv_path, int failed)
+{
+    if (csv)
+        report_csv_close(csv, csv_path);
+    if (failed)
+        die(1, "%d timing row(s) failed verification against the fp64 reference", failed);
 }
 
 bool stage_default_run(const stage_context *st) { return st->opts.n_sizes == 0 && st->opts.rows == 0; }
@@ -88,9 +107,6 @@ int stage_timing_rows(const stage_context *st, const char *experiment,
 
 int stage_end(stage_context *st, int failed)
 {
-    if (st->bench.csv)
-        report_csv_close(st->bench.csv, st->opts.csv_path);
-    if (failed)
-        die(1, "%d timing row(s) failed verification against the fp64 reference", failed);
+    stage_finish(st->bench.csv, st->opts.csv_path, failed);
     return 0;
 }

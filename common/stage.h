@@ -12,8 +12,6 @@
 extern "C" {
 #endif
 
-#define STAGE_MAX_VARIANTS 8
-
 typedef struct {
     cli_options opts;
     gpu_info gpu;
@@ -28,6 +26,15 @@ typedef struct {
 void stage_start(stage_context *st, int argc, char **argv, const char *about,
                  const softmax_variant *const *variants, int n_variants, bool rows_ok,
                  relative_mode relative);
+
+/* The start every stage shares, softmax or top-K: opens the GPU, measures the ceiling (the copy
+ * ceiling, or with `read_ceiling` the read ceiling), prints the device, and opens the CSV of
+ * --csv with the given column names (or sets *csv to NULL). Returns the ceiling in GB/s. */
+double stage_open_device(const cli_options *opts, gpu_info *gpu, bool read_ceiling, int argc,
+                         char **argv, const char *csv_columns, FILE **csv);
+
+/* Closes the CSV (if any); if any timed row failed verification, says so in one line and exits 1. */
+void stage_finish(FILE *csv, const char *csv_path, int failed);
 
 /* True when the user named no sizes and no shape: the stage runs its default experiments. */
 bool stage_default_run(const stage_context *st);

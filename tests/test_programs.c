@@ -2,6 +2,7 @@
  * and with no GPU the program says so in one line. */
 #define _POSIX_C_SOURCE 200809L
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,8 @@
 #include <unistd.h>
 
 #include "../common/gpu.h"
+#include "../common/npy.h"
+#include "../common/topk.h"
 
 typedef struct {
     int status;
@@ -57,7 +60,8 @@ static outcome run_stage(const char *stage, const char *args)
     return o;
 }
 
-static const char *const stages[] = {"01_naive", "02_multipass", "03_fused3kernel", "04_warp", "05_online"};
+static const char *const stages[] = {"01_naive", "02_multipass", "03_fused3kernel", "04_warp", "05_online",
+                                     "06_fused_topk"};
 
 /* Each bad command line, for every stage: exit 2, nothing on stdout, one line on stderr naming
  * what is wrong. */
@@ -114,4 +118,114 @@ Test(programs, no_gpu_is_one_line_and_nonzero_exit)
         cr_expect_eq(strncmp(o.err, "run: no CUDA device found: ", 27), 0, "%s", o.err);
         cr_expect_str_empty(o.out);
     }
+}
+
+static void expect_usage_error(const char *stage, const char *args, const char *message)
+{
+    const outcome o = run_stage(stage, args);
+    cr_expect_eq(o.status, 2, "%s %s: exit %d", stage, args, o.status);
+    cr_expect_eq(o.err_lines, 1, "%s %s: %s", stage, args, o.err);
+    cr_expect(strncmp(o.err, message, strlen(message)) == 0, "%s %s: %s", stage, args, o.err);
+    cr_expect_str_empty(o.out);
+}
+
+/* Stage 06's own flags, checked before the GPU is touched. */
+Test(programs, topk_bad_input_is_one_line_and_exit_2)
+{
+    static const struct {
+        const char *args, *message;
+    } cases[] = {
+        {"--k 0", "run: --k: expected a whole number from 1 to 1024, got '0'"},
+        {"--k 1025", "run: --k: expected a whole number from 1 to 1024, got '1025'"},
+        {"--rows 4 --cols 5 --k 6", "run: --k 6: a row has only 5 logits (V)\n"},
+        {"--rows 4 --cols 5", "run: a row has only 5 logits (V), fewer than the default K of 10: give --k\n"},
+        {"--k 5", "run: --k and --dtype go with --rows/--cols"},
+        {"--dtype fp8", "run: --dtype: expected float32, bf16 or fp16, got 'fp8'"},
+        {"--n 100", "run: --n/--sizes: this stage works on rows of logits"},
+        {"--output out", "run: --output needs --input or --rows/--cols"},
+        {"--input /nonexistent/logits.npy", "run: --input /nonexistent/logits.npy: cannot read it: No such file"},
+        {"--input x.npy --rows 2 --cols 3", "run: --input: the shape comes from the file"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
+        expect_usage_error("06_fused_topk", cases[k].args, cases[k].message);
+    expect_usage_error("05_online", "--k 5", "run: --k, --dtype, --input and --output belong to stage 06");
+}
+
+/* A file that is not what it claims, handed to the program: one line, exit 2. */
+Test(programs, topk_malformed_npy_is_one_line_and_exit_2)
+{
+    char path[64], args[128];
+    snprintf(path, sizeof path, "/tmp/malformed-%d.npy", (int)getpid());
+    static const unsigned char truncated[] = "\x93NUMPY\x01\x00\x44\x00{'descr': '<f4', 'fortran_order': False, "
+                                             "'shape': (8, 1000), }     \n\x00\x00";
+    FILE *f = fopen(path, "wb");
+    cr_assert_not_null(f);
+    fwrite(truncated, 1, sizeof truncated - 1, f);
+    fclose(f);
+    snprintf(args, sizeof args, "--input %s", path);
+    expect_usage_error("06_fused_topk", args, "run: --input /tmp/malformed-");
+    const outcome o = run_stage("06_fused_topk", args);
+    cr_expect(strstr(o.err, "its shape needs 32000 bytes of data, the file has 2") != NULL, "%s", o.err);
+
+    float logits[6] = {0};
+    const size_t shape[2] = {2, 3};
+    char err[256];
+    cr_assert_eq(npy_write(path, "<f4", 4, shape, 2, logits, err, sizeof err), 0);
+    snprintf(args, sizeof args, "--input %s --dtype bf16 --k 2", path);
+    expect_usage_error("06_fused_topk", args, "run: --dtype bf16: the file's logits are float32\n");
+    remove(path);
+}
+
+/* --input and --output on the GPU: logits saved as numpy saves them, [B,T,V] = [2,3,1001]; the
+ * answer read back from the .npy files the program wrote must be the fp64 reference's, in shape
+ * [2,3,K]. */
+Test(programs, topk_npy_round_trip)
+{
+    char reason[256];
+    if (!gpu_available(reason, sizeof reason))
+        cr_skip_test("no CUDA device: %s", reason);
+    enum { ROWS = 6, V = 1001, K = 7 };
+    static float logits[ROWS * V];
+    for (int i = 0; i < ROWS * V; i++)
+        logits[i] = (float)((i * 7919) % 1013) / 101.0f; /* ties too */
+    char in[64], prefix[64], path[96], args[256], err[256];
+    snprintf(in, sizeof in, "/tmp/logits-%d.npy", (int)getpid());
+    snprintf(prefix, sizeof prefix, "/tmp/answer-%d", (int)getpid());
+    const size_t shape[3] = {2, 3, V};
+    cr_assert_eq(npy_write(in, "<f4", 4, shape, 3, logits, err, sizeof err), 0);
+    snprintf(args, sizeof args, "--input %s --output %s --k %d --iters 2 --warmup 1", in, prefix, K);
+    const outcome o = run_stage("06_fused_topk", args);
+    cr_assert_eq(o.status, 0, "%s", o.err);
+
+    int ref_idx[ROWS * K];
+    double ref_prob[ROWS * K];
+    reference_topk(logits, ROWS, V, K, ref_idx, ref_prob);
+    static const char *const names[] = {"indices", "probs"};
+    for (int which = 0; which < 2; which++) {
+        snprintf(path, sizeof path, "%s_%s.npy", prefix, names[which]);
+        unsigned char file[128 + ROWS * K * 4];
+        FILE *f = fopen(path, "rb");
+        cr_assert_not_null(f, "%s was not written", path);
+        const size_t n = fread(file, 1, sizeof file, f);
+        fclose(f);
+        remove(path);
+        const size_t data = 10 + (size_t)(file[8] | file[9] << 8); /* where the header says the data starts */
+        cr_assert_eq(n, data + ROWS * K * 4, "%s: %zu bytes", path, n);
+        char want[80];
+        snprintf(want, sizeof want, "{'descr': '%s', 'fortran_order': False, 'shape': (2, 3, 7), }",
+                 which ? "<f4" : "<i4");
+        cr_expect_eq(memcmp(file + 10, want, strlen(want)), 0, "%s header", path);
+        for (int i = 0; i < ROWS * K; i++) {
+            if (which == 0) {
+                int idx;
+                memcpy(&idx, file + data + 4 * i, 4);
+                cr_expect_eq(idx, ref_idx[i], "entry %d", i);
+            } else {
+                float p;
+                memcpy(&p, file + data + 4 * i, 4);
+                cr_expect(fabs(p - ref_prob[i]) <= 1e-4 * ref_prob[i], "entry %d: %g vs %g", i, p, ref_prob[i]);
+            }
+        }
+    }
+    remove(in);
 }

@@ -55,7 +55,7 @@ Test(report, csv_header_names_gpu_cuda_date_and_columns)
     const gpu_info gpu = {.name = "Test GPU 9000", .cc_major = 9, .cc_minor = 0, .sms = 132,
                           .l2_bytes = 60000000, .runtime_version = 13000, .driver_version = 13010};
     char *argv[] = {"./run", "--n", "1K"};
-    FILE *csv = report_csv_open(path, &gpu, "device-to-device copy", 4321.0, 3, argv);
+    FILE *csv = report_csv_open(path, &gpu, "device-to-device copy", 4321.0, 3, argv, SOFTMAX_CSV_COLUMNS);
     result_row row = {.experiment = "timing", .variant = "naive", .rows = 1, .cols = 1000,
                       .input = {DIST_UNIFORM, 0.0, 10.0}, .seed = 7, .launches = 2,
                       .bytes_per_elem = 12.0, .timed = true, .time = {0.5, 0.4, 0.9},
@@ -95,5 +95,5 @@ Test(report, csv_open_refuses_an_unwritable_path, .exit_code = 2, .init = cr_red
 {
     const gpu_info gpu = {.name = "x"};
     char *argv[] = {"./run"};
-    report_csv_open("/nonexistent-dir/out.csv", &gpu, "copy", 1.0, 1, argv);
+    report_csv_open("/nonexistent-dir/out.csv", &gpu, "copy", 1.0, 1, argv, SOFTMAX_CSV_COLUMNS);
 }

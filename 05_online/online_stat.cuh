@@ -1,0 +1,69 @@
+// The online softmax statistic (stage 05): for the elements folded in so far, m is their max and
+// d = sum exp(x - m). Stage 05's kernels fold and combine it; stage 06 keeps it beside the top K.
+#ifndef ONLINE_STAT_CUH
+#define ONLINE_STAT_CUH
+
+#include "../04_warp/warp_reduce.cuh"
+
+typedef struct {
+    float m; // max of the elements folded in so far
+    float d; // sum of exp(x - m) over them
+} online_stat;
+
+__device__ __forceinline__ online_stat make_stat(float m, float d)
+{
+    online_stat s;
+    s.m = m;
+    s.d = d;
+    return s;
+}
+
+#define ONLINE_IDENTITY make_stat(-INFINITY, 0.0f)
+
+__device__ __forceinline__ online_stat online_stat_combine(online_stat a, online_stat b)
+{
+    const float m = fmaxf(a.m, b.m);
+    if (m == -INFINITY) // both empty (or all -inf so far): nothing to rescale, and -inf - -inf is NaN
+        return a;
+    return make_stat(m, a.d * __expf(a.m - m) + b.d * __expf(b.m - m));
+}
+
+// Folds four elements in: one rescale of the running sum per four, not per element.
+__device__ __forceinline__ online_stat online_stat_add4(online_stat s, float4 v)
+{
+    const float m = fmaxf(fmaxf(s.m, fmaxf(v.x, v.y)), fmaxf(v.z, v.w));
+    if (m == -INFINITY)
+        return s;
+    return make_stat(m, s.d * __expf(s.m - m) + __expf(v.x - m) + __expf(v.y - m) + __expf(v.z - m) +
+                            __expf(v.w - m));
+}
+
+__device__ __forceinline__ online_stat online_stat_add(online_stat s, float v)
+{
+    return online_stat_combine(s, make_stat(v, 1.0f));
+}
+
+__device__ __forceinline__ online_stat warp_combine(online_stat s)
+{
+#pragma unroll
+    for (int offset = WARP_SIZE / 2; offset > 0; offset /= 2) {
+        s = online_stat_combine(s, make_stat(__shfl_xor_sync(FULL_MASK, s.m, offset),
+                                             __shfl_xor_sync(FULL_MASK, s.d, offset)));
+    }
+    return s;
+}
+
+// As block_reduce_by_warps (stage 04), for the pair: every thread gets the block's statistic.
+__device__ __forceinline__ online_stat block_combine(online_stat s, online_stat *warp_stats)
+{
+    const unsigned lane = threadIdx.x % WARP_SIZE, warp = threadIdx.x / WARP_SIZE;
+    s = warp_combine(s);
+    if (lane == 0)
+        warp_stats[warp] = s;
+    __syncthreads();
+    s = warp_combine(lane < blockDim.x / WARP_SIZE ? warp_stats[lane] : ONLINE_IDENTITY);
+    __syncthreads();
+    return s;
+}
+
+#endif

@@ -1,0 +1,199 @@
+/* Stage 06's program: top-K of a softmax over rows of logits, unfused against fused against fast,
+ * on seed 000's workload, a sweep of K, 16-bit logits and a batch of one; or on your own logits
+ * (--input) with the answer written as .npy (--output). */
+#include <stdio.h>
+#include <string.h>
+
+#include "../common/check.h"
+#include "../common/stage.h"
+#include "../common/topk_bench.h"
+#include "fused_topk.h"
+
+static const char about[] =
+    "06_fused_topk: the K most probable tokens of softmax(logits), row by row, without writing the\n"
+    "softmax. Logits are [B,T,V]: --rows is B x T, --cols is V.\n"
+    "Variants: unfused (softmax, sort, take K: the baseline), fused (a warp per row, K <= 32, float32),\n"
+    "fast_row (a block per row), fast_split (a row over several blocks), fast (picks one of the two).\n"
+    "With no --rows or --input: B=64, T=128, V=50257 with K=10 and 50, a sweep of K, bf16 and fp16\n"
+    "logits, and a batch of one for V = 50257, 128256, 262144 (K=50).\n"
+    "Every row is verified against an fp64 CPU top-K before it is timed.";
+
+#define N_VARIANTS 5
+static const topk_variant *const all[N_VARIANTS] = {&unfused_topk_variant, &fused_topk_variant, &fast_row_topk_variant,
+                                                    &fast_split_topk_variant, &fast_topk_variant};
+
+typedef struct {
+    cli_options opts;
+    gpu_info gpu;
+    topk_settings bench;
+    bool chosen[N_VARIANTS];
+} topk_stage;
+
+/* The variants of `list` that --variant chose, in list order. */
+static int pick(const topk_stage *st, const topk_variant *const *list, int n, const topk_variant **picked)
+{
+    int count = 0;
+    for (int i = 0; i < n; i++)
+        for (int v = 0; v < N_VARIANTS; v++)
+            if (list[i] == all[v] && st->chosen[v])
+                picked[count++] = list[i];
+    return count;
+}
+
+static int experiment(const topk_stage *st, topk_case *c, const topk_variant *const *list, int n, int k,
+                      const char *name)
+{
+    const topk_variant *picked[N_VARIANTS];
+    const int count = pick(st, list, n, picked);
+    return topk_bench_all(&st->bench, c, picked, count, k, name);
+}
+
+static void title(const topk_stage *st, const char *what)
+{
+    printf("%s\n(median of %d runs after %d warm-up, L2 flushed before each; GB/s: the logits' bytes, "
+           "read once; speedup over the first row)\n",
+           what, st->opts.iters, st->opts.warmup);
+    topk_table_header(true);
+}
+
+static int default_run(const topk_stage *st)
+{
+    const input_spec input = st->opts.input;
+    const uint64_t seed = st->opts.seed + 1000;
+    static const topk_variant *const headline[] = {&unfused_topk_variant, &fused_topk_variant, &fast_topk_variant};
+    static const topk_variant *const sixteen[] = {&unfused_topk_variant, &fast_topk_variant};
+    static const topk_variant *const batch1[] = {&unfused_topk_variant, &fast_row_topk_variant, &fast_split_topk_variant,
+                                                 &fast_topk_variant};
+    static const int sweep[] = {1, 10, 50, 256, 1024};
+    static const size_t vocabularies[] = {50257, 128256, 262144};
+    int failed = 0;
+
+    /* One case, its reference 1024 deep, serves the workload and the whole K sweep. */
+    topk_case c = topk_case_create(8192, 50257, DTYPE_F32, input, seed, 1024);
+    title(st, "Seed 000's workload: B=64, T=128, V=50257 float32 logits.");
+    failed += experiment(st, &c, headline, 3, 10, "workload");
+    failed += experiment(st, &c, headline, 3, 50, "workload");
+    printf("\n");
+    title(st, "K from 1 to 1024, same logits.");
+    for (int i = 0; i < 5; i++)
+        failed += experiment(st, &c, headline, 3, sweep[i], "k_sweep");
+    topk_case_destroy(&c);
+    printf("\n");
+
+    title(st, "16-bit logits: the same shape in bf16 and fp16 (half the bytes).");
+    for (int d = DTYPE_BF16; d <= DTYPE_F16; d++) {
+        c = topk_case_create(8192, 50257, (logit_dtype)d, input, seed + 1 + d, 50);
+        failed += experiment(st, &c, sixteen, 2, 10, "dtype");
+        failed += experiment(st, &c, sixteen, 2, 50, "dtype");
+        topk_case_destroy(&c);
+    }
+    printf("\n");
+
+    title(st, "A batch of one (B x T = 1), K = 50: latency.");
+    for (int i = 0; i < 3; i++) {
+        c = topk_case_create(1, vocabularies[i], DTYPE_F32, input, seed + 10 + i, 50);
+        failed += experiment(st, &c, batch1, 4, 50, "batch1");
+        topk_case_destroy(&c);
+    }
+    printf("\nKB/row: the bytes each variant's algorithm moves per row (unfused: a lower bound, the sort"
+           " reads and writes its pairs once per pass).\n");
+    return failed;
+}
+
+/* --rows/--cols or --input: one case, every chosen variant, and --output from fast (or --variant). */
+static int custom_run(const topk_stage *st, topk_case *c, const npy_logits *file)
+{
+    const int k = st->opts.k ? st->opts.k : 10;
+    title(st, file ? "Your logits." : "Random logits.");
+    int failed = experiment(st, c, all, N_VARIANTS, k, file ? "input" : "custom");
+    if (!st->opts.output_prefix)
+        return failed;
+
+    const topk_variant *writer = st->opts.variant ? NULL : &fast_topk_variant;
+    for (int v = 0; v < N_VARIANTS && !writer; v++)
+        if (st->chosen[v])
+            writer = all[v];
+    if (!topk_supports(writer, c, k))
+        die(EXIT_USAGE, "--output: %s does not handle this K or dtype", writer->name);
+    void *workspace = topk_workspace_alloc(writer, c, k);
+    int launches;
+    const topk_check check = topk_case_check(c, writer, k, workspace, &launches);
+    CUDA_CHECK(cudaFree(workspace));
+
+    size_t shape[NPY_MAX_DIMS] = {c->rows, (size_t)k};
+    int ndim = 2;
+    if (file) {
+        ndim = file->ndim;
+        memcpy(shape, file->shape, sizeof shape);
+        shape[ndim - 1] = (size_t)k;
+    }
+    char path[4096], err[600];
+    snprintf(path, sizeof path, "%s_indices.npy", st->opts.output_prefix);
+    if (npy_write(path, "<i4", sizeof(int), shape, ndim, c->idx_host, err, sizeof err))
+        die(EXIT_USAGE, "--output: %s", err);
+    snprintf(path, sizeof path, "%s_probs.npy", st->opts.output_prefix);
+    if (npy_write(path, "<f4", sizeof(float), shape, ndim, c->prob_host, err, sizeof err))
+        die(EXIT_USAGE, "--output: %s", err);
+    printf("\nWrote %s_indices.npy and %s_probs.npy (%s's answer, %s against the fp64 reference).\n",
+           st->opts.output_prefix, st->opts.output_prefix, writer->name, check.pass ? "PASS" : "FAIL");
+    return failed + !check.pass;
+}
+
+int main(int argc, char **argv)
+{
+    topk_stage st;
+    cli_parse_or_exit(argc, argv, &st.opts, about);
+    const cli_options *o = &st.opts;
+    if (o->n_sizes)
+        die(EXIT_USAGE, "--n/--sizes: this stage works on rows of logits; use --rows (B x T) and --cols (V), or --input");
+    if (o->range_given && o->input_path)
+        die(EXIT_USAGE, "--range: the logits come from --input");
+
+    const char *names[N_VARIANTS];
+    for (int v = 0; v < N_VARIANTS; v++) {
+        names[v] = all[v]->name;
+        st.chosen[v] = !o->variant;
+    }
+    if (o->variant)
+        st.chosen[variant_index(o->variant, names, N_VARIANTS)] = true;
+
+    /* Everything the user can get wrong is refused before the GPU is touched. */
+    npy_logits file;
+    char err[700];
+    if (o->input_path) {
+        if (npy_read_logits(o->input_path, &file, err, sizeof err))
+            die(EXIT_USAGE, "--input %s: %s", o->input_path, err);
+        if (o->dtype_given && o->dtype != file.dtype)
+            die(EXIT_USAGE, "--dtype %s: the file's logits are %s", dtype_name(o->dtype), dtype_name(file.dtype));
+    }
+    const size_t cols = o->input_path ? file.cols : o->cols;
+    if (o->k && cols && (size_t)o->k > cols)
+        die(EXIT_USAGE, "--k %d: a row has only %zu logits (V)", o->k, cols);
+    if (!o->k && cols && cols < 10)
+        die(EXIT_USAGE, "a row has only %zu logits (V), fewer than the default K of 10: give --k", cols);
+    if (o->output_prefix && !cols)
+        die(EXIT_USAGE, "--output needs --input or --rows/--cols");
+    if (!cols && (o->k || o->dtype_given))
+        die(EXIT_USAGE, "--k and --dtype go with --rows/--cols (the default run sets its own)");
+
+    FILE *csv;
+    st.bench.ceiling_gbps = stage_open_device(o, &st.gpu, true, argc, argv, TOPK_CSV_COLUMNS, &csv);
+    st.bench.csv = csv;
+    st.bench.warmup = o->warmup;
+    st.bench.iters = o->iters;
+
+    int failed;
+    if (cols) {
+        const int k = o->k ? o->k : 10;
+        topk_case c = o->input_path ? topk_case_from_npy(&file, k)
+                                    : topk_case_create(o->rows, o->cols, o->dtype, o->input, o->seed, k);
+        failed = custom_run(&st, &c, o->input_path ? &file : NULL);
+        topk_case_destroy(&c);
+        if (o->input_path)
+            npy_logits_free(&file);
+    } else {
+        failed = default_run(&st);
+    }
+    stage_finish(st.bench.csv, o->csv_path, failed);
+    return 0;
+}

@@ -1,0 +1,116 @@
+/* Validate, then benchmark, for top-K of a softmax (stage 06): the top-K counterpart of bench.h.
+ *
+ * A case is R rows of V logits (of one dtype) on the host and the GPU with its fp64 reference to a
+ * depth ref_k; a run with any k <= ref_k is checked against the first k of it (topk.h). For each
+ * variant the outputs are poisoned, the variant runs once and is verified, and only then timed.
+ * GB/s counts the bytes of the logits, read once: the least any top-K must move. */
+#ifndef COMMON_TOPK_BENCH_H
+#define COMMON_TOPK_BENCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "bench.h"
+#include "cli.h"
+#include "dtype.h"
+#include "gpu.h"
+#include "npy.h"
+#include "topk.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One way of computing the top-K of every row's softmax on the GPU. */
+typedef struct {
+    const char *name;
+    /* DRAM bytes its algorithm moves per row, for the table */
+    double (*bytes_per_row)(size_t rows, size_t cols, int k, logit_dtype dtype);
+    /* Zeroed device scratch it needs (NULL: none); it must leave what it relies on zero again. */
+    size_t (*workspace_bytes)(size_t rows, size_t cols, int k, logit_dtype dtype);
+    /* Enqueues the top-K on the default stream, writing rows x k indices and probabilities, best
+     * first; checks every launch; returns the number of kernel launches. */
+    int (*run)(const void *x, logit_dtype dtype, size_t rows, size_t cols, int k, int *indices,
+               float *probs, void *workspace);
+    /* The shapes, k and dtypes it handles (NULL: all). */
+    bool (*supports)(size_t rows, size_t cols, int k, logit_dtype dtype);
+} topk_variant;
+
+#define TOPK_CSV_COLUMNS                                                                           \
+    "experiment,variant,dtype,rows,cols,k,dist,lo,hi,seed,median_ms,min_ms,max_ms,gbps,"            \
+    "pct_ceiling,ceiling_gbps,bytes_per_row,launches,index_errors,max_abs_err,max_rel_err,"         \
+    "nonfinite,result,baseline,baseline_ms"
+
+typedef struct {
+    size_t rows, cols;
+    logit_dtype dtype;
+    bool from_file;      /* logits from --input (input and seed then mean nothing) */
+    input_spec input;
+    uint64_t seed;
+    int ref_k;           /* the depth of the reference: any k up to it can be checked */
+    float *x_host;       /* the logits as floats: exactly the values of x's dtype */
+    int *ref_idx;        /* rows x ref_k */
+    double *ref_prob;
+    void *x;             /* the logits on the device, in their dtype */
+    int *idx;            /* device outputs, room for rows x ref_k */
+    float *prob;
+    int *idx_host;       /* the last checked run's outputs, rows x k */
+    float *prob_host;
+} topk_case;
+
+/* Random logits drawn from `input` with `seed`, rounded to dtype; reference to depth ref_k (<= cols).
+ * Dies with one line if the GPU or the host lacks the memory. */
+topk_case topk_case_create(size_t rows, size_t cols, logit_dtype dtype, input_spec input, uint64_t seed, int ref_k);
+/* The logits of a .npy file (npy.h). */
+topk_case topk_case_from_npy(const npy_logits *a, int ref_k);
+/* After a test edits x_host: rounds it to the dtype again, recomputes the reference, uploads x. */
+void topk_case_refresh(topk_case *c);
+void topk_case_destroy(topk_case *c);
+
+void *topk_workspace_alloc(const topk_variant *v, const topk_case *c, int k);
+bool topk_supports(const topk_variant *v, const topk_case *c, int k);
+
+/* Poisons the outputs, runs `v` once with top-k, copies the answer to idx_host/prob_host and
+ * verifies it. *launches gets the number of kernel launches. */
+topk_check topk_case_check(topk_case *c, const topk_variant *v, int k, void *workspace, int *launches);
+
+typedef struct {
+    const char *experiment;
+    const char *variant;
+    const topk_case *c;
+    int k;
+    topk_check check;
+    int launches;
+    double bytes_per_row;
+    bool timed;           /* the fields below are set only when timed */
+    gpu_timing time;
+    double gbps;          /* the logits' bytes / median time */
+    double pct_of_ceiling;
+    double ceiling_gbps;
+    const char *baseline; /* the variant this row's speedup is over (NULL: none) */
+    double baseline_ms;
+} topk_row;
+
+typedef struct {
+    int warmup, iters;
+    double ceiling_gbps; /* the read ceiling */
+    FILE *csv;
+} topk_settings;
+
+void topk_table_header(bool timed);
+
+/* Verifies `v` on the case with top-k and, if `timed`, times it, with the speedup over `baseline`
+ * (a row timed earlier on the same case, or NULL). Prints the row, appends it to the CSV. */
+topk_row topk_bench_variant(const topk_settings *s, topk_case *c, const topk_variant *v, int k,
+                            const char *experiment, bool timed, const topk_row *baseline);
+
+/* Every variant of the list that supports the case and k, verified and timed; the first is the
+ * baseline of the others. Returns how many rows failed verification. */
+int topk_bench_all(const topk_settings *s, topk_case *c, const topk_variant *const *variants, int n,
+                   int k, const char *experiment);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

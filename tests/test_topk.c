@@ -1,0 +1,244 @@
+/* The CPU side of stage 06: the fp64 top-K reference against values worked out by hand, its
+ * verification catching planted mistakes, the 16-bit conversions, and .npy files in and out. */
+#define _POSIX_C_SOURCE 200809L
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../common/dtype.h"
+#include "../common/npy.h"
+#include "../common/topk.h"
+
+Test(topk_reference, hand_worked_row_with_ties_and_a_masked_entry)
+{
+    /* 3 appears twice: the lower index (1) ranks first. -inf ranks last, with probability 0. */
+    const float x[5] = {1.0f, 3.0f, 3.0f, 2.0f, -INFINITY};
+    int idx[5];
+    double prob[5];
+    reference_topk(x, 1, 5, 5, idx, prob);
+    const int want[5] = {1, 2, 3, 0, 4};
+    const double d = 1.0 + exp(-1.0) + exp(-2.0) + 1.0; /* sum of exp(x - 3) */
+    const double want_p[5] = {1.0 / d, 1.0 / d, exp(-1.0) / d, exp(-2.0) / d, 0.0};
+    for (int j = 0; j < 5; j++) {
+        cr_expect_eq(idx[j], want[j], "rank %d: index %d, expected %d", j, idx[j], want[j]);
+        cr_expect_float_eq(prob[j], want_p[j], 1e-15, "rank %d", j);
+    }
+}
+
+Test(topk_reference, rows_are_independent_and_k_is_a_prefix)
+{
+    float x[2 * 6] = {0, 5, 1, 4, 2, 3, /* row 1: */ 9, 9, 9, 9, 9, 9};
+    int idx3[6], idx6[12];
+    double p3[6], p6[12];
+    reference_topk(x, 2, 6, 3, idx3, p3);
+    reference_topk(x, 2, 6, 6, idx6, p6);
+    const int want[2][3] = {{1, 3, 5}, {0, 1, 2}};
+    for (int r = 0; r < 2; r++)
+        for (int j = 0; j < 3; j++) {
+            cr_expect_eq(idx3[r * 3 + j], want[r][j]);
+            cr_expect_eq(idx6[r * 6 + j], idx3[r * 3 + j], "the top 3 is the first 3 of the top 6");
+        }
+    cr_expect_float_eq(p6[6 + 5], 1.0 / 6.0, 1e-15, "a row of equal logits is uniform");
+}
+
+Test(topk_reference, all_masked_row_has_no_answer)
+{
+    const float x[3] = {-INFINITY, -INFINITY, -INFINITY};
+    int idx[1];
+    double prob[1];
+    reference_topk(x, 1, 3, 1, idx, prob);
+    cr_expect(isnan(prob[0]));
+}
+
+Test(topk_verify, catches_wrong_indices_order_and_unwritten_entries)
+{
+    const int ref_idx[4] = {7, 2, 9, 1};
+    const double ref_p[4] = {0.4, 0.3, 0.2, 0.1};
+    int idx[2] = {7, 2};
+    float p[2] = {0.4f, 0.3f};
+    cr_expect(verify_topk(idx, p, 2, ref_idx, ref_p, 4, 1).pass, "the first 2 of a deeper reference");
+
+    idx[0] = 2, idx[1] = 7;
+    topk_check v = verify_topk(idx, p, 2, ref_idx, ref_p, 4, 1);
+    cr_expect(!v.pass && v.index_errors == 2, "swapped order");
+
+    idx[0] = 7, idx[1] = 2, p[1] = 0.31f;
+    v = verify_topk(idx, p, 2, ref_idx, ref_p, 4, 1);
+    cr_expect(!v.pass && v.index_errors == 0 && v.prob_failures == 1, "a probability 3%% off");
+
+    p[1] = NAN;
+    v = verify_topk(idx, p, 2, ref_idx, ref_p, 4, 1);
+    cr_expect(!v.pass && v.nonfinite == 1 && isnan(v.max_rel_err), "an unwritten (poisoned) entry");
+
+    idx[1] = -1, p[1] = 0.3f;
+    cr_expect(!verify_topk(idx, p, 2, ref_idx, ref_p, 4, 1).pass, "a poisoned index");
+}
+
+Test(dtype, bf16_rounds_to_nearest_even_and_every_value_survives_a_round_trip)
+{
+    cr_expect_eq(float_to_bf16(1.0f), 0x3F80);
+    cr_expect_eq(float_to_bf16(1.0f + 0x1p-8f), 0x3F80, "a tie rounds to the even neighbour");
+    cr_expect_eq(float_to_bf16(1.0f + 0x1p-8f + 0x1p-20f), 0x3F81, "past the tie rounds up");
+    cr_expect_eq(float_to_bf16(-INFINITY), 0xFF80);
+    cr_expect(isnan(bf16_to_float(float_to_bf16(NAN))));
+    for (unsigned h = 0; h < 65536; h++) {
+        const float f = bf16_to_float((uint16_t)h);
+        if (!isnan(f))
+            cr_assert_eq(float_to_bf16(f), h, "bf16 0x%04x", h);
+    }
+}
+
+Test(dtype, fp16_rounds_overflows_and_every_value_survives_a_round_trip)
+{
+    cr_expect_eq(float_to_fp16(1.0f), 0x3C00);
+    cr_expect_eq(float_to_fp16(-2.0f), 0xC000);
+    cr_expect_eq(float_to_fp16(65504.0f), 0x7BFF, "the largest fp16");
+    cr_expect_eq(float_to_fp16(65520.0f), 0x7C00, "halfway past it rounds to Inf");
+    cr_expect_eq(float_to_fp16(0x1p-24f), 0x0001, "the smallest subnormal");
+    cr_expect_eq(float_to_fp16(0x1p-26f), 0x0000, "below half of it: zero");
+    cr_expect_eq(float_to_fp16(1.0f + 0x1p-11f), 0x3C00, "a tie rounds to even");
+    for (unsigned h = 0; h < 65536; h++) {
+        const float f = fp16_to_float((uint16_t)h);
+        if (!isnan(f))
+            cr_assert_eq(float_to_fp16(f), h, "fp16 0x%04x", h);
+    }
+}
+
+Test(dtype, encode_leaves_exactly_the_stored_values)
+{
+    float x[3] = {0.1f, 1000.3f, -7.77f};
+    uint16_t h[3];
+    encode_logits(x, h, 3, DTYPE_BF16);
+    for (int i = 0; i < 3; i++)
+        cr_expect_eq(bf16_to_float(h[i]), x[i]);
+}
+
+static char *temp_path(const char *name)
+{
+    static char path[256];
+    snprintf(path, sizeof path, "/tmp/topk-test-%d-%s", (int)getpid(), name);
+    return path;
+}
+
+static void write_bytes(const char *path, const void *bytes, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    cr_assert_not_null(f);
+    cr_assert_eq(fwrite(bytes, 1, n, f), n);
+    fclose(f);
+}
+
+Test(npy, float32_round_trip_and_numpy_header_layout)
+{
+    const float x[2 * 3 * 4] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, -1, -2, -3, -4, -5, -6, -7, -8, -9, -10, -11, 0.5f};
+    const size_t shape[3] = {2, 3, 4};
+    char err[256];
+    const char *path = temp_path("f32.npy");
+    cr_assert_eq(npy_write(path, "<f4", 4, shape, 3, x, err, sizeof err), 0, "%s", err);
+
+    /* The header is the one np.save writes: version 1.0, the dict, padded to 64 bytes. */
+    char head[129] = {0};
+    FILE *f = fopen(path, "rb");
+    cr_assert_eq(fread(head, 1, 128, f), 128);
+    fclose(f);
+    char want[129];
+    snprintf(want, sizeof want, "%-117s\n", "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3, 4), }");
+    cr_expect_str_eq(head + 10, want, "byte for byte what np.save writes");
+
+    npy_logits a;
+    cr_assert_eq(npy_read_logits(path, &a, err, sizeof err), 0, "%s", err);
+    cr_expect_eq(a.dtype, DTYPE_F32);
+    cr_expect_eq(a.ndim, 3);
+    cr_expect_eq(a.rows, 6);
+    cr_expect_eq(a.cols, 4);
+    cr_expect_arr_eq(a.data, x, sizeof x);
+    npy_logits_free(&a);
+    remove(path);
+}
+
+Test(npy, one_dimension_keeps_its_trailing_comma)
+{
+    const int v[5] = {1, 2, 3, 4, 5};
+    const size_t shape[1] = {5};
+    char err[256], head[129] = {0};
+    const char *path = temp_path("1d.npy");
+    cr_assert_eq(npy_write(path, "<i4", 4, shape, 1, v, err, sizeof err), 0);
+    FILE *f = fopen(path, "rb");
+    cr_assert_eq(fread(head, 1, 128, f), 128);
+    fclose(f);
+    cr_expect(strstr(head + 10, "'shape': (5,), }") != NULL, "%s", head + 10);
+    remove(path);
+}
+
+/* A v1.0 .npy with this header text (padded as numpy pads it) and these data bytes. */
+static void write_npy(const char *path, const char *dict, const void *data, size_t data_bytes)
+{
+    unsigned char buf[512] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0};
+    size_t len = strlen(dict);
+    memcpy(buf + 10, dict, len);
+    while ((10 + len + 1) % 64)
+        buf[10 + len++] = ' ';
+    buf[10 + len++] = '\n';
+    buf[8] = (unsigned char)len, buf[9] = (unsigned char)(len >> 8);
+    memcpy(buf + 10 + len, data, data_bytes);
+    write_bytes(path, buf, 10 + len + data_bytes);
+}
+
+Test(npy, sixteen_bit_logits_as_numpy_and_ml_dtypes_write_them)
+{
+    const uint16_t h[4] = {0x3C00, 0xC000, 0x3F80, 0x4000};
+    char err[256];
+    npy_logits a;
+    const char *path = temp_path("16.npy");
+    write_npy(path, "{'descr': '<f2', 'fortran_order': False, 'shape': (1, 4), }", h, sizeof h);
+    cr_assert_eq(npy_read_logits(path, &a, err, sizeof err), 0, "%s", err);
+    cr_expect_eq(a.dtype, DTYPE_F16);
+    npy_logits_free(&a);
+    write_npy(path, "{'descr': '<V2', 'fortran_order': False, 'shape': (2, 2), }", h, sizeof h);
+    cr_assert_eq(npy_read_logits(path, &a, err, sizeof err), 0, "%s", err);
+    cr_expect_eq(a.dtype, DTYPE_BF16);
+    cr_expect_eq(a.rows, 2);
+    npy_logits_free(&a);
+    remove(path);
+}
+
+Test(npy, malformed_files_are_one_line_each)
+{
+    static const struct {
+        const char *dict;
+        size_t data_bytes;
+        const char *message;
+    } cases[] = {
+        {"{'descr': '<f8', 'fortran_order': False, 'shape': (2, 2), }", 32, "element type '<f8'"},
+        {"{'descr': '>f4', 'fortran_order': False, 'shape': (2, 2), }", 16, "element type '>f4'"},
+        {"{'descr': '<f4', 'fortran_order': True, 'shape': (2, 2), }", 16, "not in C (row-major) order"},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (4,), }", 16, "1 dimension(s)"},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (2, 0), }", 0, "empty or absurd dimension"},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (1, 2, 3, 4), }", 96, "not [B,T,V] or [R,V]"},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }", 12, "needs 16 bytes of data, the file has 12"},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }", 20, "needs 16 bytes of data, the file has 20"},
+        {"{'fortran_order': False, 'shape': (2, 2), }", 16, "no 'descr'"},
+    };
+    const float zeros[32] = {0};
+    const char *path = temp_path("bad.npy");
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char err[512];
+        npy_logits a;
+        write_npy(path, cases[i].dict, zeros, cases[i].data_bytes);
+        cr_expect_eq(npy_read_logits(path, &a, err, sizeof err), -1, "%s", cases[i].dict);
+        cr_expect(strstr(err, cases[i].message) != NULL, "%s: %s", cases[i].dict, err);
+        cr_expect(strchr(err, '\n') == NULL, "one line: %s", err);
+        cr_expect_null(a.data);
+    }
+    write_bytes(path, "PK\3\4 not a npy file", 20);
+    char err[512];
+    npy_logits a;
+    cr_expect_eq(npy_read_logits(path, &a, err, sizeof err), -1);
+    cr_expect(strstr(err, "does not start like a .npy file") != NULL, "%s", err);
+    remove(path);
+    cr_expect_eq(npy_read_logits("/nonexistent/x.npy", &a, err, sizeof err), -1);
+    cr_expect(strstr(err, "cannot read it: ") != NULL, "%s", err);
+}
