@@ -45,14 +45,8 @@ void case_destroy(softmax_case *c)
 
 void *workspace_alloc(const softmax_variant *variant, const softmax_case *c)
 {
-    const size_t bytes = variant->workspace_bytes ? variant->workspace_bytes(c->rows, c->cols) : 0;
-    void *workspace = NULL;
-    if (bytes) {
-        gpu_require_memory(bytes, "the variant's workspace");
-        CUDA_CHECK(cudaMalloc(&workspace, bytes));
-        CUDA_CHECK(cudaMemset(workspace, 0, bytes));
-    }
-    return workspace;
+    return gpu_alloc_zeroed(variant->workspace_bytes ? variant->workspace_bytes(c->rows, c->cols) : 0,
+                            "the variant's workspace");
 }
 
 verify_result case_check(softmax_case *c, const softmax_variant *variant, void *workspace, int *launches)

@@ -78,6 +78,17 @@ void gpu_require_memory(size_t bytes, const char *what)
             bytes >> 20, free_bytes >> 20, total_bytes >> 20);
 }
 
+void *gpu_alloc_zeroed(size_t bytes, const char *what)
+{
+    void *p = NULL;
+    if (bytes) {
+        gpu_require_memory(bytes, what);
+        CUDA_CHECK(cudaMalloc(&p, bytes));
+        CUDA_CHECK(cudaMemset(p, 0, bytes));
+    }
+    return p;
+}
+
 void gpu_poison(void *device_ptr, size_t bytes) { CUDA_CHECK(cudaMemset(device_ptr, 0xFF, bytes)); }
 
 int gpu_grid_size(size_t n, int threads_per_block, int blocks_per_sm)

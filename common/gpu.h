@@ -29,6 +29,10 @@ int gpu_available(char *reason, size_t reason_len);
 /* Dies with one line if the device has less than `bytes` free. */
 void gpu_require_memory(size_t bytes, const char *what);
 
+/* Device memory of `bytes` set to zero, or NULL when bytes is 0; dies with one line naming `what`
+ * if the GPU lacks the memory. Release with cudaFree. */
+void *gpu_alloc_zeroed(size_t bytes, const char *what);
+
 /* Sets every byte to 0xFF: as float32 every element is then NaN, so an element the kernel does
  * not write can never pass verification. */
 void gpu_poison(void *device_ptr, size_t bytes);

@@ -83,18 +83,10 @@ topk_check verify_topk(const int *idx, const float *prob, int k, const int *ref_
     for (size_t r = 0; r < rows; r++)
         for (int j = 0; j < k; j++) {
             const size_t at = r * (size_t)k + j, ref_at = r * (size_t)ref_k + j;
-            const double p = prob[at], want = ref_prob[ref_at], abs_err = fabs(p - want);
             const bool index_ok = idx[at] == ref_idx[ref_at];
-            const bool prob_ok = isfinite(p) && abs_err <= VERIFY_RTOL * fabs(want) + VERIFY_ATOL;
+            const bool prob_ok = verify_element(prob[at], ref_prob[ref_at], &v.max_abs_err, &v.max_rel_err, &v.nonfinite);
             v.index_errors += !index_ok;
             v.prob_failures += !prob_ok;
-            if (!isfinite(p))
-                v.nonfinite++;
-            else {
-                v.max_abs_err = fmax(v.max_abs_err, abs_err);
-                if (fabs(want) >= VERIFY_ATOL)
-                    v.max_rel_err = fmax(v.max_rel_err, abs_err / fabs(want));
-            }
             if ((!index_ok || !prob_ok) && first) {
                 v.first_bad_row = r;
                 first = false;

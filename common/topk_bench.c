@@ -72,14 +72,8 @@ bool topk_supports(const topk_variant *v, const topk_case *c, int k)
 
 void *topk_workspace_alloc(const topk_variant *v, const topk_case *c, int k)
 {
-    const size_t bytes = v->workspace_bytes ? v->workspace_bytes(c->rows, c->cols, k, c->dtype) : 0;
-    void *workspace = NULL;
-    if (bytes) {
-        gpu_require_memory(bytes, "the variant's workspace");
-        CUDA_CHECK(cudaMalloc(&workspace, bytes));
-        CUDA_CHECK(cudaMemset(workspace, 0, bytes));
-    }
-    return workspace;
+    return gpu_alloc_zeroed(v->workspace_bytes ? v->workspace_bytes(c->rows, c->cols, k, c->dtype) : 0,
+                            "the variant's workspace");
 }
 
 topk_check topk_case_check(topk_case *c, const topk_variant *v, int k, void *workspace, int *launches)

@@ -2,6 +2,19 @@
 
 #include <math.h>
 
+bool verify_element(double out, double ref, double *max_abs_err, double *max_rel_err, size_t *nonfinite)
+{
+    if (!isfinite(out)) {
+        ++*nonfinite;
+        return false;
+    }
+    const double abs_err = fabs(out - ref);
+    *max_abs_err = fmax(*max_abs_err, abs_err);
+    if (fabs(ref) >= VERIFY_ATOL)
+        *max_rel_err = fmax(*max_rel_err, abs_err / fabs(ref));
+    return abs_err <= VERIFY_RTOL * fabs(ref) + VERIFY_ATOL;
+}
+
 verify_result verify_softmax(const float *out, const double *ref, size_t rows, size_t cols)
 {
     verify_result v = {.worst_row_sum = 1.0};
@@ -9,17 +22,8 @@ verify_result verify_softmax(const float *out, const double *ref, size_t rows, s
         double row_sum = 0.0;
         for (size_t c = 0; c < cols; c++) {
             const size_t i = r * cols + c;
-            const double o = out[i], want = ref[i];
-            row_sum += o;
-            const double abs_err = fabs(o - want);
-            const bool ok = isfinite(o) && abs_err <= VERIFY_RTOL * fabs(want) + VERIFY_ATOL;
-            if (!isfinite(o))
-                v.nonfinite++;
-            else {
-                v.max_abs_err = fmax(v.max_abs_err, abs_err);
-                if (fabs(want) >= VERIFY_ATOL)
-                    v.max_rel_err = fmax(v.max_rel_err, abs_err / fabs(want));
-            }
+            row_sum += out[i];
+            const bool ok = verify_element(out[i], ref[i], &v.max_abs_err, &v.max_rel_err, &v.nonfinite);
             if (!ok && v.failures++ == 0)
                 v.first_failure = i;
         }

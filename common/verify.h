@@ -31,6 +31,10 @@ typedef struct {
     bool pass;
 } verify_result;
 
+/* The check of one output against its reference, as described above: returns whether it passes,
+ * and folds it into the running maxima (finite outputs) or the non-finite count. */
+bool verify_element(double out, double ref, double *max_abs_err, double *max_rel_err, size_t *nonfinite);
+
 verify_result verify_softmax(const float *out, const double *ref, size_t rows, size_t cols);
 
 #ifdef __cplusplus

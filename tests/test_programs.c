@@ -63,6 +63,16 @@ static outcome run_stage(const char *stage, const char *args)
 static const char *const stages[] = {"01_naive", "02_multipass", "03_fused3kernel", "04_warp", "05_online",
                                      "06_fused_topk"};
 
+/* A bad command line: exit 2, nothing on stdout, one line on stderr that starts with `message`. */
+static void expect_usage_error(const char *stage, const char *args, const char *message)
+{
+    const outcome o = run_stage(stage, args);
+    cr_expect_eq(o.status, 2, "%s %s: exit %d", stage, args, o.status);
+    cr_expect_eq(o.err_lines, 1, "%s %s: %s", stage, args, o.err);
+    cr_expect(strncmp(o.err, message, strlen(message)) == 0, "%s %s: %s", stage, args, o.err);
+    cr_expect_str_empty(o.out);
+}
+
 /* Each bad command line, for every stage: exit 2, nothing on stdout, one line on stderr naming
  * what is wrong. */
 Test(programs, bad_input_is_one_line_and_exit_2)
@@ -76,14 +86,8 @@ Test(programs, bad_input_is_one_line_and_exit_2)
         {"--variant nope", "run: unknown variant 'nope' (this stage has: "},
     };
     for (size_t i = 0; i < sizeof stages / sizeof stages[0]; i++)
-        for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-            const outcome o = run_stage(stages[i], cases[k].args);
-            cr_expect_eq(o.status, 2, "%s %s: exit %d", stages[i], cases[k].args, o.status);
-            cr_expect_eq(o.err_lines, 1, "%s %s: %s", stages[i], cases[k].args, o.err);
-            cr_expect(strncmp(o.err, cases[k].message, strlen(cases[k].message)) == 0, "%s %s: %s",
-                      stages[i], cases[k].args, o.err);
-            cr_expect_str_empty(o.out);
-        }
+        for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
+            expect_usage_error(stages[i], cases[k].args, cases[k].message);
 }
 
 Test(programs, one_softmax_stages_refuse_rows)
@@ -120,14 +124,6 @@ Test(programs, no_gpu_is_one_line_and_nonzero_exit)
     }
 }
 
-static void expect_usage_error(const char *stage, const char *args, const char *message)
-{
-    const outcome o = run_stage(stage, args);
-    cr_expect_eq(o.status, 2, "%s %s: exit %d", stage, args, o.status);
-    cr_expect_eq(o.err_lines, 1, "%s %s: %s", stage, args, o.err);
-    cr_expect(strncmp(o.err, message, strlen(message)) == 0, "%s %s: %s", stage, args, o.err);
-    cr_expect_str_empty(o.out);
-}
 
 /* Stage 06's own flags, checked before the GPU is touched. */
 Test(programs, topk_bad_input_is_one_line_and_exit_2)
