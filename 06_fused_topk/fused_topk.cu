@@ -10,10 +10,12 @@
 //                the first K are copied out. What a framework does; 4 launches (5 for 16-bit).
 //   fused        seed 000's design: a warp per row, each lane a sorted array of K candidates in
 //                registers (K <= 32, a template constant), a shuffle merge of the 32 arrays.
-//   fast_row     a block of 4 warps per row: 16-byte loads, 4 in flight per lane; per warp one
-//                threshold (its K-th best) and one candidate buffer in shared memory.
-//   fast_split   the same kernel with a row split over several blocks; the last block of the row
-//                to finish merges their lists (for a batch of one, or a huge V).
+//   fast_row     a warp per row again, now with 16-byte loads, 4 in flight per lane; one threshold
+//                per warp (its K-th best) and a candidate buffer in shared memory whose best K stay
+//                sorted, the new ones sorted and merged in batches.
+//   fast_split   a row over many warps (slices of 512 logits) for a batch of one: the slices agree
+//                on a bound (the K-th largest slice maximum) across a grid-wide barrier, and only
+//                the logits at or above it are sorted, by the row's last warp.
 //   fast         fast_row when there are at least as many rows as SMs, fast_split otherwise.
 //
 // Run:   make stage6 && ./run
@@ -21,9 +23,11 @@
 //        ./run --input logits.npy --output answer --k 50
 //
 // Measured on an H200 (plots/data/06_fused_topk.csv; EXPERIMENTS.md, Experiment 6): 8192 x 50257
-//   float32, K = 10: unfused 22.8 ms, fused 2.54 ms (8.97x), fast 0.856 ms (26.6x, 42.9 % of the
-//   read ceiling; the goal of 90 % is not met). K = 50: fast 1.48 ms. bf16, K = 10: 1.31 ms.
-//   A batch of one, K = 50: 73 to 87 us (goal 8 us, not met). README.md says what limits it.
+//   float32, K = 10: unfused 22.6 ms, fused 2.52 ms (8.97x), fast 0.453 ms (49.9x, 82.5 % of the
+//   read ceiling; the goal of 90 % is not met). K = 1: 0.422 ms (88.5 %). K = 50: 0.579 ms (64.6 %).
+//   K = 256: 1.27 ms. bf16, K = 10: 0.381 ms (49 %). A batch of one, K = 50: 27 to 30 us (goal 8 us,
+//   not met). README.md has each step of the way and what limits it now.
+#include <cooperative_groups.h>
 #include <cub/cub.cuh>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -38,24 +42,30 @@ static __host__ __device__ size_t ceil_div(size_t a, size_t b) { return (a + b -
 
 // ---- Ranking: one 64-bit key per candidate -----------------------------------------------------
 // A candidate ranks before another if its logit is larger, or equal at a lower index. Packing the
-// logit's bits (made to sort as unsigned integers: flip every bit of a negative float, only the
-// sign bit of a positive one) above the complement of the index gives a key whose unsigned order
-// is exactly that rank, so every comparison is one 64-bit compare. Key 0 ranks below every real
+// logit's ordered bits above the complement of the index gives a key whose unsigned order is
+// exactly that rank, so every comparison is one 64-bit compare. Key 0 ranks below every real
 // candidate (the key of -inf is 0x007FFFFF...): it marks an empty slot.
 typedef unsigned long long rank_key;
 
-__device__ __forceinline__ rank_key make_key(float x, int index)
+// A float's bits made to sort as unsigned integers: every bit of a negative one flipped, only the
+// sign bit of a positive one.
+__device__ __forceinline__ unsigned ordered_bits(float x)
 {
     const unsigned u = __float_as_uint(x);
-    const unsigned ordered = (u & 0x80000000u) ? ~u : (u | 0x80000000u);
-    return (rank_key)ordered << 32 | (unsigned)~index;
+    return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
 }
 
-__device__ __forceinline__ float key_logit(rank_key key)
+__device__ __forceinline__ float from_ordered_bits(unsigned ordered)
 {
-    const unsigned ordered = (unsigned)(key >> 32);
     return __uint_as_float((ordered & 0x80000000u) ? (ordered & 0x7FFFFFFFu) : ~ordered);
 }
+
+__device__ __forceinline__ rank_key make_key(float x, int index)
+{
+    return (rank_key)ordered_bits(x) << 32 | (unsigned)~index;
+}
+
+__device__ __forceinline__ float key_logit(rank_key key) { return from_ordered_bits((unsigned)(key >> 32)); }
 
 __device__ __forceinline__ int key_index(rank_key key) { return (int)~(unsigned)key; }
 
@@ -293,32 +303,30 @@ static int fused_topk(const void *x, logit_dtype dtype, size_t rows, size_t cols
     return 1;
 }
 
-// ---- fast: a block per row (or per slice of a row), candidates in shared memory ---------------
+// ---- fast_row: a warp per row, candidates in shared memory ---------------------------------------
 // What fused leaves on the table, fixed one by one:
 //   - 4-byte loads, one in flight per lane: here 16 bytes per load (4 float32 or 8 bf16/fp16 logits)
 //     and FAST_UNROLL loads issued before any is used;
 //   - every element compared with the lane's own K-th best, which stays low for long (a lane has
-//     seen few elements), and an insertion that costs K selects per hit: here the 32 lanes of a warp
-//     share one candidate buffer in shared memory and one threshold, the K-th best the warp has
-//     seen, so after the first few hundred elements almost every element costs one compare, and
-//     the warp skips a whole load's worth of logits when no lane has a candidate;
+//     seen few elements), and an insertion that costs K selects per hit: here the 32 lanes share
+//     one threshold, the K-th best the warp has seen, and one candidate buffer in shared memory, so
+//     once the threshold has risen a step (16 bytes a lane) costs one compare of its largest logit
+//     and one vote, and the exp that the statistic needs anyway;
 //   - K in registers, so K is small and fixed at compile time: here K is a runtime number up to
-//     1024 (the buffer is sized for it when the kernel is launched);
-//   - one warp per row, so a batch of one row keeps one SM busy: here a row can be split over
-//     several blocks, each finding its slice's best K and statistic; the last block of the row to
-//     finish merges them.
+//     1024 (the buffer is sized for it at launch).
+// It keeps fused's warp per row. A warp that sees the whole row raises its threshold once; the
+// first version of this kernel gave a row 4 warps, each raising its own threshold from nothing
+// before a merge of 4 lists, and it was 1.7x slower at K = 10 (README.md).
 //
-// The warp's buffer holds `count` candidates; a step (one 16-byte load per lane) appends at most
-// 32 x VEC of them. When the next step might not fit, or the warp first holds K, the warp sorts the
-// buffer (bitonic, in shared memory), keeps the best K, and the K-th becomes the threshold. A warp
-// visits its elements in index order (step after step), so an element equal to the threshold comes
-// after it and ranks after it: `x > threshold` is exactly the test for "might be in the top K".
+// The warp's buffer holds its best K so far, sorted, then the new candidates (a step appends at
+// most 32 x VEC). When enough new ones have piled up the warp sorts them and merges them into the
+// best K (warp_keep_best), and the K-th becomes the threshold. A warp visits its elements in index
+// order, step after step, so an element equal to the threshold comes after it and ranks after it:
+// `x > threshold` is exactly the test for "might be in the top K".
 
-#define FAST_THREADS 128        // 4 warps a row: faster than 8 (README.md)
-#define FAST_WARPS (FAST_THREADS / WARP_SIZE)
-#define FAST_UNROLL 4           // 16-byte loads in flight per lane (8 was slower)
-#define FAST_MIN_SLICE 4096     // fast_split gives a block at least this many logits
-#define FAST_MAX_SLICES 1024
+#define FAST_WARPS 4 // warps in a block; each has its own row (fast_row) or slice (fast_split)
+#define FAST_THREADS (FAST_WARPS * WARP_SIZE)
+#define FAST_UNROLL 4 // 16-byte loads in flight per lane
 
 template <typename T>
 struct logits16; // how 16 bytes of logits become floats
@@ -363,96 +371,175 @@ __device__ __forceinline__ float logit_to_float(float x) { return x; }
 __device__ __forceinline__ float logit_to_float(__nv_bfloat16 x) { return __bfloat162float(x); }
 __device__ __forceinline__ float logit_to_float(__half x) { return __half2float(x); }
 
-// Folds N elements into the statistic with one rescale of the running sum.
-template <int N>
-__device__ __forceinline__ online_stat online_stat_add_n(online_stat s, const float (&v)[N])
+// A row of odd length starts anywhere: a head up to the first 16-byte boundary (fewer than one
+// vector of logits), a body of 16-byte vectors, a tail (fewer than one vector).
+template <typename T>
+struct row_parts {
+    const T *logits;
+    int head, vectors, tail; // tail: the index of the tail's first logit
+    const uint4 *body;
+};
+
+template <typename T>
+__device__ __forceinline__ row_parts<T> split_row(const T *xr, size_t cols)
 {
-    float m = s.m;
-#pragma unroll
-    for (int j = 0; j < N; j++)
-        m = fmaxf(m, v[j]);
-    if (m == -INFINITY)
-        return s;
-    float d = s.d * __expf(s.m - m);
-#pragma unroll
-    for (int j = 0; j < N; j++)
-        d += __expf(v[j] - m);
-    return make_stat(m, d);
+    row_parts<T> p;
+    p.logits = xr;
+    p.head = (int)min(cols, (size_t)((16 - ((uintptr_t)xr & 15)) & 15) / sizeof(T));
+    p.vectors = (int)((cols - p.head) / logits16<T>::count);
+    p.tail = p.head + p.vectors * logits16<T>::count;
+    p.body = reinterpret_cast<const uint4 *>(xr + p.head);
+    return p;
 }
 
-// Capacity of a warp's buffer: room for K kept plus one step's worth, and for two lists of K
-// (a merge), as a power of two for the sort.
-static __host__ __device__ int warp_capacity(int k, int per_lane)
+template <int N>
+__device__ __forceinline__ float largest(const float (&v)[N])
 {
-    int need = 2 * k > k + WARP_SIZE * per_lane ? 2 * k : k + WARP_SIZE * per_lane, cap = WARP_SIZE;
-    while (cap < need)
-        cap *= 2;
-    return cap;
+    float m = v[0];
+#pragma unroll
+    for (int j = 1; j < N; j++)
+        m = fmaxf(m, v[j]);
+    return m;
 }
+
+// e^x as the special function unit computes it: one ex2.approx of x log2(e), with subnormal results
+// flushed to 0 (which a sum of probabilities never notices). expf and __expf add range fix-ups
+// around it that cost 3 more instructions per logit, and the loop below runs one per logit.
+__device__ __forceinline__ float fast_exp(float x)
+{
+    float y;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x * 1.44269504f));
+    return y;
+}
+
+// Folds N logits, whose largest is vmax, into the statistic. The sum is rescaled only when the
+// maximum moves, which after a row's first steps is rare.
+template <int N>
+__device__ __forceinline__ online_stat online_stat_add_n(online_stat s, const float (&v)[N], float vmax)
+{
+    if (vmax > s.m) {
+        s.d *= fast_exp(s.m - vmax); // from -inf: exp(-inf) = 0, and d is 0 anyway
+        s.m = vmax;
+    }
+    if (s.m == -INFINITY)
+        return s; // nothing but -inf so far: nothing to add
+#pragma unroll
+    for (int j = 0; j < N; j++)
+        s.d += fast_exp(v[j] - s.m);
+    return s;
+}
+
+// The warp keeps its best `kept` candidates (K rounded up to a power of two) sorted at the front of
+// its buffer and appends new ones after them. Once max(32, kept/2) new ones have piled up, it sorts
+// only those and merges the two lists (warp_keep_best). Sooner means more, smaller sorts; later, a
+// threshold that lags, so more steps append (README.md has what the alternatives measured).
+static __host__ __device__ int warp_kept(int k)
+{
+    int kept = 1;
+    while (kept < k)
+        kept *= 2;
+    return kept;
+}
+
+static __host__ __device__ int warp_new_at_most(int k, int per_lane)
+{
+    const int kept = warp_kept(k), flush = kept / 2 > WARP_SIZE ? kept / 2 : WARP_SIZE;
+    int most = 1;
+    while (most < flush + WARP_SIZE * per_lane) // a flush waits for the step that crosses `flush`
+        most *= 2;
+    return most;
+}
+
+// A warp's buffer: the kept list, then room for the new ones, rounded up for their sort.
+static __host__ __device__ int warp_capacity(int k, int per_lane) { return warp_kept(k) + warp_new_at_most(k, per_lane); }
 
 typedef struct {
-    rank_key *buf;     // this warp's slice of shared memory
-    int count;         // candidates in buf (the same in every lane)
-    int k, capacity;
+    rank_key *buf;     // this warp's slice of shared memory: buf[0..kept) sorted, then new ones
+    int count;         // kept + new candidates (the same in every lane)
+    int k, kept, flush_at;
     float threshold;   // the logit of the K-th best held; NaN until K are held
     rank_key threshold_key;
 } warp_candidates;
 
-__device__ __forceinline__ warp_candidates warp_candidates_init(rank_key *buf, int k, int capacity)
+// The kept list starts as `kept` empty slots (key 0 ranks below every real candidate).
+__device__ __forceinline__ warp_candidates warp_candidates_init(rank_key *buf, int k)
 {
     warp_candidates w;
-    w.buf = buf, w.count = 0, w.k = k, w.capacity = capacity;
+    w.buf = buf, w.k = k, w.kept = warp_kept(k), w.count = w.kept;
+    w.flush_at = w.kept + (w.kept / 2 > WARP_SIZE ? w.kept / 2 : WARP_SIZE);
     w.threshold = __int_as_float(0x7FFFFFFF); // NaN: "x <= NaN" is false for every x, so all pass
     w.threshold_key = 0;
+    for (int i = threadIdx.x % WARP_SIZE; i < w.kept; i += WARP_SIZE)
+        buf[i] = 0;
+    __syncwarp();
     return w;
+}
+
+// One compare-exchange layer of a bitonic network over buf[0..n): pairs (i, i + stride), put in
+// descending order where `descending`, ascending elsewhere.
+__device__ __forceinline__ void warp_bitonic_layer(rank_key *buf, int n, int size, int stride)
+{
+    for (int t = threadIdx.x % WARP_SIZE; t < n / 2; t += WARP_SIZE) {
+        const int i = 2 * t - (t & (stride - 1)), j = i + stride;
+        const bool descending = (i & size) == 0; // size == n: all descending
+        const rank_key a = buf[i], b = buf[j];
+        if ((a < b) == descending) // out of order for this half: swap
+            buf[i] = b, buf[j] = a;
+    }
+    __syncwarp();
 }
 
 // Bitonic sort of buf[0..n) (n a power of two) into descending key order, by one warp.
 __device__ void warp_sort_descending(rank_key *buf, int n)
 {
-    const unsigned lane = threadIdx.x % WARP_SIZE;
     for (int size = 2; size <= n; size *= 2)
-        for (int stride = size / 2; stride > 0; stride /= 2) {
-            for (int t = lane; t < n / 2; t += WARP_SIZE) {
-                const int i = 2 * t - (t & (stride - 1)), j = i + stride;
-                const bool descending = (i & size) == 0; // the last merge (size == n) is all descending
-                const rank_key a = buf[i], b = buf[j];
-                if ((a < b) == descending) // out of order for this half: swap
-                    buf[i] = b, buf[j] = a;
-            }
-            __syncwarp();
-        }
+        for (int stride = size / 2; stride > 0; stride /= 2)
+            warp_bitonic_layer(buf, n, size, stride);
 }
 
-// Sorts the buffer, keeps the best K, and makes the K-th the threshold.
+// Sorts the new candidates, merges them into the kept list, and makes the K-th the threshold.
+// Two descending lists A (kept) and B: max(A[i], B[kept-1-i]) over i is the best `kept` of both,
+// falling then rising (a bitonic sequence), which log2(kept) layers put in order.
 __device__ void warp_keep_best(warp_candidates &w)
 {
-    const unsigned lane = threadIdx.x % WARP_SIZE;
-    int n = WARP_SIZE;
-    while (n < w.count)
+    const int lane = threadIdx.x % WARP_SIZE, fresh = w.count - w.kept;
+    if (fresh == 0)
+        return;
+    rank_key *b = w.buf + w.kept;
+    int n = 1;
+    while (n < fresh)
         n *= 2;
-    for (int i = w.count + lane; i < n; i += WARP_SIZE)
-        w.buf[i] = 0; // empty slots sort last
+    for (int i = fresh + lane; i < n; i += WARP_SIZE)
+        b[i] = 0; // empty slots sort last
     __syncwarp();
-    warp_sort_descending(w.buf, n);
-    if (w.count >= w.k) {
-        w.count = w.k;
+    warp_sort_descending(b, n);
+    for (int i = lane; i < w.kept; i += WARP_SIZE) {
+        const int j = w.kept - 1 - i;
+        if (j < n && b[j] > w.buf[i])
+            w.buf[i] = b[j];
+    }
+    __syncwarp();
+    for (int stride = w.kept / 2; stride > 0; stride /= 2)
+        warp_bitonic_layer(w.buf, w.kept, w.kept, stride);
+    w.count = w.kept;
+    if (w.buf[w.k - 1] != 0) {
         w.threshold_key = w.buf[w.k - 1];
         w.threshold = key_logit(w.threshold_key);
     }
 }
 
-// One step: each lane offers N logits, indices first..first+N-1 (none if !have). The candidates
-// are appended where a ballot says; the buffer is cut back to K when the next step might not fit.
+// One step: each lane offers N logits, indices first..first+N-1 (none if !have), and folds them
+// into its statistic. Usually no lane has one above the threshold and a vote says so; otherwise
+// the candidates are appended where a ballot says, and merged into the kept list once enough
+// have piled up (the buffer has room for the step that crosses that mark).
 template <int N>
-__device__ __forceinline__ void warp_offer(warp_candidates &w, const float (&v)[N], int first, bool have)
+__device__ __forceinline__ void warp_step(warp_candidates &w, online_stat &s, const float (&v)[N], int first, bool have)
 {
-    bool any = false;
-#pragma unroll
-    for (int j = 0; j < N; j++)
-        any |= have && !(v[j] <= w.threshold);
-    if (!__any_sync(FULL_MASK, any))
-        return; // the common case after the first steps: one compare per element
+    const float vmax = largest(v);
+    if (have)
+        s = online_stat_add_n(s, v, vmax);
+    if (!__any_sync(FULL_MASK, have && !(vmax <= w.threshold)))
+        return;
     const unsigned lanes_below = (1u << (threadIdx.x % WARP_SIZE)) - 1;
 #pragma unroll
     for (int j = 0; j < N; j++) {
@@ -463,174 +550,294 @@ __device__ __forceinline__ void warp_offer(warp_candidates &w, const float (&v)[
         w.count += __popc(ballot);
     }
     __syncwarp();
-    if (w.count > w.capacity - WARP_SIZE * N || (w.threshold_key == 0 && w.count >= w.k))
+    if (w.count >= w.flush_at)
         warp_keep_best(w);
 }
 
-// The merge's step: each lane offers one key (0: none). Keys compare exactly, in any order.
-// Returns false when no lane had a key above the threshold.
-__device__ __forceinline__ bool warp_offer_key(warp_candidates &w, rank_key key)
+// One warp offers a whole row, in index order: head, body (FAST_UNROLL loads in flight per lane),
+// tail. Read once, so the loads ask L2 to evict the lines first.
+template <typename T>
+__device__ void warp_offer_row(warp_candidates &w, online_stat &s, const T *xr, size_t cols)
 {
-    const bool keep = key > w.threshold_key;
-    const unsigned ballot = __ballot_sync(FULL_MASK, keep);
-    if (!ballot)
-        return false;
-    if (keep)
-        w.buf[w.count + __popc(ballot & ((1u << (threadIdx.x % WARP_SIZE)) - 1))] = key;
-    w.count += __popc(ballot);
-    __syncwarp();
-    if (w.count > w.capacity - WARP_SIZE || (w.threshold_key == 0 && w.count >= w.k))
-        warp_keep_best(w);
-    return true;
-}
-
-// The warps' best K lists, merged pairwise in log2(FAST_WARPS) rounds: warp 0 ends with the
-// block's best K. Every warp must have called warp_keep_best (its list sorted, at most K long).
-__device__ void block_merge(warp_candidates &w, rank_key *all_buffers, int *counts)
-{
-    const unsigned lane = threadIdx.x % WARP_SIZE, warp = threadIdx.x / WARP_SIZE;
-    if (lane == 0)
-        counts[warp] = w.count;
-    __syncthreads();
-    for (int step = 1; step < FAST_WARPS; step *= 2) {
-        if (warp % (2 * step) == 0) {
-            const rank_key *theirs = all_buffers + (size_t)(warp + step) * w.capacity;
-            const int n = counts[warp + step];
-            for (int i = lane; i < n; i += WARP_SIZE)
-                w.buf[w.count + i] = theirs[i];
-            w.count += n;
-            __syncwarp();
-            warp_keep_best(w);
-            if (lane == 0)
-                counts[warp] = w.count;
+    typedef logits16<T> vec;
+    const int lane = threadIdx.x % WARP_SIZE;
+    const row_parts<T> p = split_row(xr, cols);
+    {
+        const bool have = lane < p.head;
+        const float v[1] = {have ? logit_to_float(xr[lane]) : 0.0f};
+        warp_step(w, s, v, lane, have);
+    }
+    for (int i0 = 0; i0 < p.vectors; i0 += FAST_UNROLL * WARP_SIZE) {
+        uint4 raw[FAST_UNROLL];
+#pragma unroll
+        for (int u = 0; u < FAST_UNROLL; u++) {
+            const int i = i0 + u * WARP_SIZE + lane;
+            raw[u] = i < p.vectors ? __ldcs(p.body + i) : make_uint4(0, 0, 0, 0);
         }
-        __syncthreads();
+#pragma unroll
+        for (int u = 0; u < FAST_UNROLL; u++) {
+            const int i = i0 + u * WARP_SIZE + lane;
+            float v[vec::count];
+            vec::unpack(raw[u], v);
+            warp_step(w, s, v, p.head + i * vec::count, i < p.vectors);
+        }
+    }
+    {
+        const bool have = p.tail + lane < (int)cols;
+        const float v[1] = {have ? logit_to_float(xr[p.tail + lane]) : 0.0f};
+        warp_step(w, s, v, p.tail + lane, have);
     }
 }
 
-// Warp 0 writes the block's K best with their probabilities exp(x - m) / d.
+// The warp's K best (its buffer, sorted) with their probabilities exp(x - m) / d.
 __device__ void write_topk(const warp_candidates &w, online_stat s, size_t row, int k, int *indices, float *probs)
 {
-    if (threadIdx.x >= WARP_SIZE)
-        return;
-    for (int j = threadIdx.x; j < k; j += WARP_SIZE) {
+    for (int j = threadIdx.x % WARP_SIZE; j < k; j += WARP_SIZE) {
         const rank_key key = w.buf[j];
         indices[row * k + j] = key_index(key);
         probs[row * k + j] = expf(key_logit(key) - s.m) / s.d;
     }
 }
 
-// Row = blockIdx.x / slices; this block takes slice blockIdx.x % slices of it. With slices > 1,
-// each block leaves its best K (keys) and its statistic in the workspace, and the last block of
-// the row (counted in rows_done, which it sets back to 0) merges them.
 template <typename T>
 static __global__ void __launch_bounds__(FAST_THREADS)
-    fast_topk_kernel(const T *__restrict__ x, size_t cols, int k, int slices, int *__restrict__ indices,
-                     float *__restrict__ probs, rank_key *slice_keys, online_stat *slice_stats, unsigned *rows_done)
+    fast_row_kernel(const T *__restrict__ x, size_t rows, size_t cols, int k, int *__restrict__ indices,
+                    float *__restrict__ probs)
+{
+    extern __shared__ rank_key buffers[]; // FAST_WARPS x capacity
+    const int warp = threadIdx.x / WARP_SIZE;
+    const size_t row = (size_t)blockIdx.x * FAST_WARPS + warp;
+    if (row >= rows)
+        return; // the whole warp: no block-wide barrier follows
+    const int capacity = warp_capacity(k, logits16<T>::count);
+    warp_candidates w = warp_candidates_init(buffers + warp * capacity, k);
+    online_stat s = ONLINE_IDENTITY;
+    warp_offer_row(w, s, x + row * cols, cols);
+    warp_keep_best(w);
+    write_topk(w, warp_combine(s), row, k, indices, probs);
+}
+
+// ---- fast_split: one row over many warps, for a batch of one -------------------------------------
+// What fast_row leaves on the table: a batch of one row is one warp on one SM, 1/500 of the GPU.
+// Split the row into slices of FAST_SLICE logits, a warp each. Splitting the selection the same way
+// (every slice its best K, then a merge of all the lists, as the first version of this kernel did)
+// leaves hundreds of lists for one warp to merge. Instead the slices agree on a bound first:
+//   1. each warp folds its slice into (m, d) and publishes it with its maximum;
+//   2. the grid waits for all of them (a cooperative launch: every block is resident, grid.sync());
+//   3. K slices hold a logit at least as large as the K-th largest slice maximum, so that maximum
+//      is a lower bound of the row's K-th largest logit, and a tight one: few logits outside the
+//      top K reach it. Each warp whose slice reaches it reads its slice again (from L2) and appends
+//      those logits to the row's candidate list;
+//   4. the row's last warp to finish sorts the candidates and writes the best K.
+// With fewer slices than K, each slice publishes its 32 lanes' maxima instead. Where no bound is
+// available, or the candidates overflow their list (a row full of ties), the last warp runs
+// fast_row's scan of the whole row: slower, and still exact.
+
+#define FAST_SLICE 512      // logits per warp in fast_split
+#define FAST_MAX_SLICES 1024
+#define FAST_MAX_BOUND 1024 // most maxima the bound is chosen from (32 per lane)
+
+// The row's candidate list: room for 4K candidates, at least 1024, and as many new ones as
+// fast_row's scan may pile up. The last warp's buffer is its kept list and then this.
+static __host__ __device__ int split_capacity(int k)
+{
+    int cap = warp_new_at_most(k, logits16<__half>::count);
+    while (cap < 4 * k || cap < 1024)
+        cap *= 2;
+    return cap;
+}
+
+static __host__ __device__ int split_buffer(int k) { return warp_kept(k) + split_capacity(k); }
+
+// How many maxima each slice publishes for the bound: its own when there are at least K slices,
+// its lanes' when that makes at least K (and at most FAST_MAX_BOUND), else none (no bound).
+static __host__ __device__ int bound_group(int slices, int k)
+{
+    if (slices >= k)
+        return 1;
+    return WARP_SIZE * slices >= k && WARP_SIZE * slices <= FAST_MAX_BOUND ? WARP_SIZE : 0;
+}
+
+typedef struct {
+    online_stat *stats;   // rows x slices
+    float *maxima;        // rows x slices x bound_group
+    rank_key *candidates; // rows x capacity
+    unsigned *counts;     // rows: candidates appended (may exceed capacity)
+    unsigned *rows_done;  // rows: slices finished
+    int capacity, group;
+    size_t total;
+} split_layout;
+
+static split_layout split_plan(void *base, size_t rows, int slices, int k)
+{
+    split_layout l = {0};
+    if (slices == 1)
+        return l;
+    char *p = (char *)base;
+    l.capacity = split_capacity(k), l.group = bound_group(slices, k);
+    l.stats = (online_stat *)p, l.total += align256(rows * slices * sizeof(online_stat));
+    l.maxima = (float *)(p + l.total), l.total += align256(rows * slices * l.group * sizeof(float));
+    l.candidates = (rank_key *)(p + l.total), l.total += align256(rows * l.capacity * sizeof(rank_key));
+    l.counts = (unsigned *)(p + l.total), l.total += align256(rows * sizeof(unsigned));
+    l.rows_done = (unsigned *)(p + l.total), l.total += rows * sizeof(unsigned);
+    return l;
+}
+
+// The K-th largest of n numbers (K <= n <= FAST_MAX_BOUND), by one warp, a bit at a time from the
+// top: the largest u with at least K numbers >= u. Compared as ordered_bits, which sort like floats.
+__device__ float warp_kth_largest(const float *values, int n, int k, unsigned *scratch)
+{
+    const int lane = threadIdx.x % WARP_SIZE;
+    for (int i = lane; i < n; i += WARP_SIZE)
+        scratch[i] = ordered_bits(__ldcg(values + i));
+    __syncwarp();
+    unsigned kth = 0;
+    for (int bit = 31; bit >= 0; bit--) {
+        const unsigned trial = kth | 1u << bit;
+        unsigned at_least = 0;
+        for (int i = lane; i < n; i += WARP_SIZE)
+            at_least += scratch[i] >= trial;
+        if (__reduce_add_sync(FULL_MASK, at_least) >= (unsigned)k)
+            kth = trial;
+    }
+    __syncwarp(); // scratch is the warp's buffer, used again later
+    return from_ordered_bits(kth);
+}
+
+// Appends the lanes' logits >= bound to the row's list (positions past its capacity are counted,
+// not written: the last warp then knows the list overflowed).
+template <int N>
+__device__ __forceinline__ void append_at_least(const float (&v)[N], int first, bool have, float bound,
+                                                rank_key *list, unsigned *count, int capacity)
+{
+    if (!__any_sync(FULL_MASK, have && largest(v) >= bound))
+        return;
+    const unsigned lane = threadIdx.x % WARP_SIZE;
+#pragma unroll
+    for (int j = 0; j < N; j++) {
+        const bool keep = have && v[j] >= bound;
+        const unsigned ballot = __ballot_sync(FULL_MASK, keep);
+        if (!ballot)
+            continue;
+        unsigned base = 0;
+        if (lane == 0)
+            base = atomicAdd(count, __popc(ballot));
+        base = __shfl_sync(FULL_MASK, base, 0) + __popc(ballot & ((1u << lane) - 1));
+        if (keep && base < (unsigned)capacity)
+            list[base] = make_key(v[j], first + j);
+    }
+}
+
+template <typename T>
+static __global__ void __launch_bounds__(FAST_THREADS)
+    fast_split_kernel(const T *__restrict__ x, size_t rows, size_t cols, int k, int slices,
+                      int *__restrict__ indices, float *__restrict__ probs, split_layout l)
 {
     typedef logits16<T> vec;
-    extern __shared__ rank_key buffers[]; // FAST_WARPS x capacity
-    __shared__ online_stat warp_stats[WARP_SIZE];
-    __shared__ int counts[FAST_WARPS];
-    __shared__ bool last_block;
-    const unsigned lane = threadIdx.x % WARP_SIZE, warp = threadIdx.x / WARP_SIZE;
-    const size_t row = blockIdx.x / slices;
-    const int slice = blockIdx.x % slices;
-    const int capacity = warp_capacity(k, vec::count);
-    warp_candidates w = warp_candidates_init(buffers + (size_t)warp * capacity, k, capacity);
-    online_stat s = ONLINE_IDENTITY;
+    extern __shared__ rank_key buffers[]; // FAST_WARPS x split_buffer(k)
+    const int lane = threadIdx.x % WARP_SIZE, warp = threadIdx.x / WARP_SIZE;
+    rank_key *buf = buffers + (size_t)warp * split_buffer(k);
+    const size_t tasks = rows * slices, warps = (size_t)gridDim.x * FAST_WARPS;
+    const size_t first_task = (size_t)blockIdx.x * FAST_WARPS + warp;
 
-    // A row of odd length starts anywhere: a head up to the first 16-byte boundary, a body of
-    // 16-byte vectors split between the slices, a tail. The head goes first (slice 0, warp 0) and the
-    // tail last (last slice, warp 0), so warp 0 still visits its elements in index order.
-    const T *xr = x + row * cols;
-    const size_t head = min(cols, (size_t)((16 - ((uintptr_t)xr & 15)) & 15) / sizeof(T));
-    const size_t vectors = (cols - head) / vec::count, tail = head + vectors * vec::count;
-    const uint4 *body = reinterpret_cast<const uint4 *>(xr + head);
-    const size_t first = vectors * slice / slices, end = vectors * (slice + 1) / slices;
-
-    if (slice == 0 && warp == 0) {
-        const bool have = lane < head;
-        const float v[1] = {have ? logit_to_float(xr[lane]) : 0.0f};
-        if (have)
-            s = online_stat_add(s, v[0]);
-        warp_offer<1>(w, v, (int)lane, have);
-    }
-
-    // Step t of warp `warp` takes vectors first + (t * FAST_WARPS + warp) * 32 + lane: the same
-    // number of steps for every warp, in index order within each.
-    const size_t steps = ceil_div(end - first, (size_t)FAST_WARPS * WARP_SIZE);
-    for (size_t t0 = 0; t0 < steps; t0 += FAST_UNROLL) {
-        uint4 raw[FAST_UNROLL];
+    // 1. Each (row, slice) task: the slice's statistic and maxima.
+    for (size_t task = first_task; task < tasks; task += warps) {
+        const size_t row = task / slices;
+        const int slice = task % slices;
+        const row_parts<T> p = split_row(x + row * cols, cols);
+        const int first = (int)((size_t)p.vectors * slice / slices), end = (int)((size_t)p.vectors * (slice + 1) / slices);
+        online_stat s = ONLINE_IDENTITY;
+        if (slice == 0 && lane < p.head)
+            s = online_stat_add(s, logit_to_float(p.logits[lane]));
+        for (int i0 = first; i0 < end; i0 += FAST_UNROLL * WARP_SIZE) {
+            uint4 raw[FAST_UNROLL];
 #pragma unroll
-        for (int u = 0; u < FAST_UNROLL; u++) {
-            const size_t i = first + ((t0 + u) * FAST_WARPS + warp) * WARP_SIZE + lane;
-            raw[u] = i < end ? __ldcs(body + i) : make_uint4(0, 0, 0, 0); // read once: evict first
+            for (int u = 0; u < FAST_UNROLL; u++) {
+                const int i = i0 + u * WARP_SIZE + lane;
+                raw[u] = i < end ? p.body[i] : make_uint4(0, 0, 0, 0);
+            }
+#pragma unroll
+            for (int u = 0; u < FAST_UNROLL; u++) {
+                float v[vec::count];
+                vec::unpack(raw[u], v);
+                if (i0 + u * WARP_SIZE + lane < end)
+                    s = online_stat_add_n(s, v, largest(v));
+            }
         }
-#pragma unroll
-        for (int u = 0; u < FAST_UNROLL; u++) {
-            const size_t i = first + ((t0 + u) * FAST_WARPS + warp) * WARP_SIZE + lane;
-            float v[vec::count];
-            vec::unpack(raw[u], v);
-            if (i < end)
-                s = online_stat_add_n(s, v);
-            warp_offer(w, v, (int)(head + i * vec::count), i < end);
+        if (slice == slices - 1 && p.tail + lane < (int)cols)
+            s = online_stat_add(s, logit_to_float(p.logits[p.tail + lane]));
+        if (l.group == WARP_SIZE)
+            l.maxima[task * WARP_SIZE + lane] = s.m; // this lane's maximum
+        s = warp_combine(s);
+        if (lane == 0) {
+            l.stats[task] = s;
+            if (l.group == 1)
+                l.maxima[task] = s.m;
         }
     }
 
-    if (slice == slices - 1 && warp == 0) {
-        const bool have = tail + lane < cols;
-        const float v[1] = {have ? logit_to_float(xr[tail + lane]) : 0.0f};
-        if (have)
-            s = online_stat_add(s, v[0]);
-        warp_offer<1>(w, v, (int)(tail + lane), have);
-    }
+    // 2. Every slice of every row has published.
+    cooperative_groups::this_grid().sync();
 
-    warp_keep_best(w);
-    s = block_combine(s, warp_stats);
-    block_merge(w, buffers, counts);
-    if (slices == 1) {
-        write_topk(w, s, row, k, indices, probs);
-        return;
-    }
+    // 3. Slices that reach the bound append their logits >= bound.
+    for (size_t task = first_task; task < tasks; task += warps) {
+        const size_t row = task / slices;
+        const int slice = task % slices;
+        const float bound = l.group ? warp_kth_largest(l.maxima + row * slices * l.group, slices * l.group, k,
+                                                       reinterpret_cast<unsigned *>(buf))
+                                    : -INFINITY;
+        if (__ldcg(&l.stats[task].m) >= bound) {
+            const row_parts<T> p = split_row(x + row * cols, cols);
+            const int first = (int)((size_t)p.vectors * slice / slices), end = (int)((size_t)p.vectors * (slice + 1) / slices);
+            rank_key *list = l.candidates + row * l.capacity;
+            unsigned *count = l.counts + row;
+            if (slice == 0) {
+                const bool have = lane < p.head;
+                const float v[1] = {have ? logit_to_float(p.logits[lane]) : 0.0f};
+                append_at_least(v, lane, have, bound, list, count, l.capacity);
+            }
+            for (int i = first + lane; i - lane < end; i += WARP_SIZE) {
+                float v[vec::count];
+                vec::unpack(i < end ? p.body[i] : make_uint4(0, 0, 0, 0), v);
+                append_at_least(v, p.head + i * vec::count, i < end, bound, list, count, l.capacity);
+            }
+            if (slice == slices - 1) {
+                const bool have = p.tail + lane < (int)cols;
+                const float v[1] = {have ? logit_to_float(p.logits[p.tail + lane]) : 0.0f};
+                append_at_least(v, p.tail + lane, have, bound, list, count, l.capacity);
+            }
+        }
 
-    // Split: publish this slice's best K and statistic; the row's last block to arrive merges.
-    rank_key *mine = slice_keys + ((size_t)row * slices + slice) * k;
-    if (warp == 0)
-        for (int i = lane; i < k; i += WARP_SIZE)
-            mine[i] = i < w.count ? w.buf[i] : 0; // a slice shorter than K leaves empty slots
-    if (threadIdx.x == 0)
-        slice_stats[(size_t)row * slices + slice] = s;
-    __threadfence(); // the writes above are visible GPU-wide before the count says so
-    __syncthreads();
-    if (threadIdx.x == 0)
-        last_block = atomicAdd(&rows_done[row], 1u) == (unsigned)slices - 1;
-    __syncthreads();
-    if (!last_block)
-        return;
-
-    // The last block: __ldcg reads from L2, where the other blocks' writes are (L1 is not coherent).
-    online_stat total = ONLINE_IDENTITY;
-    for (int i = threadIdx.x; i < slices; i += FAST_THREADS) {
-        const online_stat *p = slice_stats + (size_t)row * slices + i;
-        total = online_stat_combine(total, make_stat(__ldcg(&p->m), __ldcg(&p->d)));
+        // 4. The row's last warp: its statistic, then the best K of its candidates.
+        __threadfence(); // this warp's appends are visible GPU-wide before the count says so
+        unsigned done = 0;
+        if (lane == 0)
+            done = atomicAdd(&l.rows_done[row], 1u);
+        if (__shfl_sync(FULL_MASK, done, 0) != (unsigned)slices - 1)
+            continue;
+        __threadfence();
+        online_stat total = ONLINE_IDENTITY;
+        for (int i = lane; i < slices; i += WARP_SIZE) { // __ldcg: from L2, where the other warps wrote
+            const online_stat *q = l.stats + row * slices + i;
+            total = online_stat_combine(total, make_stat(__ldcg(&q->m), __ldcg(&q->d)));
+        }
+        total = warp_combine(total);
+        const unsigned n = __ldcg(l.counts + row);
+        warp_candidates w = warp_candidates_init(buf, k);
+        if (n <= (unsigned)l.capacity) {
+            for (int i = lane; i < (int)n; i += WARP_SIZE)
+                buf[w.kept + i] = __ldcg(l.candidates + row * l.capacity + i);
+            w.count = w.kept + (int)n;
+            __syncwarp();
+        } else { // no bound, or too many logits reach it: the whole row, as fast_row does it
+            online_stat unused = ONLINE_IDENTITY;
+            warp_offer_row(w, unused, x + row * cols, cols);
+        }
+        warp_keep_best(w);
+        write_topk(w, total, row, k, indices, probs);
+        if (lane == 0)
+            l.counts[row] = 0, l.rows_done[row] = 0; // the workspace is left as it was found
     }
-    total = block_combine(total, warp_stats);
-
-    // Each warp merges every FAST_WARPS-th slice's list. A list is sorted, so once a chunk of 32
-    // has nothing above the threshold, neither has the rest of it.
-    w = warp_candidates_init(w.buf, k, capacity);
-    for (int sl = warp; sl < slices; sl += FAST_WARPS) {
-        const rank_key *list = slice_keys + ((size_t)row * slices + sl) * k;
-        for (int i = 0; i < k; i += WARP_SIZE)
-            if (!warp_offer_key(w, i + lane < k ? __ldcg(list + i + lane) : 0))
-                break;
-    }
-    warp_keep_best(w);
-    block_merge(w, buffers, counts);
-    write_topk(w, total, row, k, indices, probs);
-    if (threadIdx.x == 0)
-        rows_done[row] = 0; // the workspace is left as it was found
 }
 
 static int sm_count(void)
@@ -644,65 +851,75 @@ static int sm_count(void)
     return sms;
 }
 
-// With enough rows, a block per row fills every SM. With fewer, each row is split into slices of
-// at least FAST_MIN_SLICE logits, as many as it takes to give every SM two blocks.
+// fast_split gives a row one slice of FAST_SLICE logits per warp (at most FAST_MAX_SLICES).
 extern "C" int fast_slices(size_t rows, size_t cols, bool split)
 {
+    (void)rows;
     if (!split)
         return 1;
-    const size_t most = cols / FAST_MIN_SLICE < 1 ? 1 : cols / FAST_MIN_SLICE;
-    const size_t want = ceil_div(2 * (size_t)sm_count(), rows);
-    return (int)(want < most ? want : most < FAST_MAX_SLICES ? most : FAST_MAX_SLICES);
+    const size_t slices = ceil_div(cols, FAST_SLICE);
+    return (int)(slices < FAST_MAX_SLICES ? slices : FAST_MAX_SLICES);
 }
 
+// With at least as many rows as SMs, a warp per row fills the GPU as well as anything.
 static bool fast_auto_splits(size_t rows) { return rows < (size_t)sm_count(); }
 
-typedef struct {
-    rank_key *keys;
-    online_stat *stats;
-    unsigned *rows_done;
-    size_t total;
-} split_layout;
-
-static split_layout split_plan(void *base, size_t rows, int slices, int k)
-{
-    split_layout l = {0};
-    if (slices == 1)
-        return l;
-    char *p = (char *)base;
-    l.keys = (rank_key *)p, l.total += align256(rows * slices * k * sizeof(rank_key));
-    l.stats = (online_stat *)(p + l.total), l.total += align256(rows * slices * sizeof(online_stat));
-    l.rows_done = (unsigned *)(p + l.total), l.total += rows * sizeof(unsigned);
-    return l;
-}
-
 template <typename T>
-static void launch_fast(const void *x, size_t rows, size_t cols, int k, int slices, int *indices, float *probs,
-                        void *workspace)
+static void launch_fast_row(const void *x, size_t rows, size_t cols, int k, int *indices, float *probs)
 {
     static bool shared_memory_raised;
     if (!shared_memory_raised) { // room for the largest K
         const int most = FAST_WARPS * warp_capacity(CLI_MAX_K, logits16<T>::count) * (int)sizeof(rank_key);
-        CUDA_CHECK(cudaFuncSetAttribute(fast_topk_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, most));
+        CUDA_CHECK(cudaFuncSetAttribute(fast_row_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, most));
         shared_memory_raised = true;
     }
-    const split_layout l = split_plan(workspace, rows, slices, k);
     const size_t shared = FAST_WARPS * warp_capacity(k, logits16<T>::count) * sizeof(rank_key);
-    fast_topk_kernel<T><<<(unsigned)(rows * slices), FAST_THREADS, shared>>>(
-        (const T *)x, cols, k, slices, indices, probs, l.keys, l.stats, l.rows_done);
-    CUDA_CHECK_LAUNCH("fast_topk_kernel");
+    fast_row_kernel<T><<<(unsigned)ceil_div(rows, FAST_WARPS), FAST_THREADS, shared>>>((const T *)x, rows, cols, k,
+                                                                                        indices, probs);
+    CUDA_CHECK_LAUNCH("fast_row_kernel");
+}
+
+// A cooperative launch: no more blocks than fit on the GPU at once, so that grid.sync() can wait
+// for all of them; the warps loop over the (row, slice) tasks.
+template <typename T>
+static void launch_fast_split(const void *x, size_t rows, size_t cols, int k, int slices, int *indices, float *probs,
+                              void *workspace)
+{
+    static bool shared_memory_raised;
+    if (!shared_memory_raised) {
+        const int most = FAST_WARPS * split_buffer(CLI_MAX_K) * (int)sizeof(rank_key);
+        CUDA_CHECK(cudaFuncSetAttribute(fast_split_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, most));
+        shared_memory_raised = true;
+    }
+    split_layout l = split_plan(workspace, rows, slices, k);
+    size_t shared = FAST_WARPS * split_buffer(k) * sizeof(rank_key);
+    int per_sm = 0;
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fast_split_kernel<T>, FAST_THREADS, shared));
+    const size_t needed = ceil_div(rows * slices, FAST_WARPS), resident = (size_t)per_sm * sm_count();
+    dim3 grid((unsigned)(needed < resident ? needed : resident)), block(FAST_THREADS);
+    const T *xt = (const T *)x;
+    void *args[] = {&xt, &rows, &cols, &k, &slices, &indices, &probs, &l};
+    CUDA_CHECK(cudaLaunchCooperativeKernel((const void *)fast_split_kernel<T>, grid, block, args, shared, 0));
+    CUDA_CHECK_LAUNCH("fast_split_kernel");
 }
 
 static int fast_topk_with(bool split, const void *x, logit_dtype dtype, size_t rows, size_t cols, int k,
                           int *indices, float *probs, void *workspace)
 {
     const int slices = fast_slices(rows, cols, split);
-    if (dtype == DTYPE_F32)
-        launch_fast<float>(x, rows, cols, k, slices, indices, probs, workspace);
+    if (slices == 1) {
+        if (dtype == DTYPE_F32)
+            launch_fast_row<float>(x, rows, cols, k, indices, probs);
+        else if (dtype == DTYPE_BF16)
+            launch_fast_row<__nv_bfloat16>(x, rows, cols, k, indices, probs);
+        else
+            launch_fast_row<__half>(x, rows, cols, k, indices, probs);
+    } else if (dtype == DTYPE_F32)
+        launch_fast_split<float>(x, rows, cols, k, slices, indices, probs, workspace);
     else if (dtype == DTYPE_BF16)
-        launch_fast<__nv_bfloat16>(x, rows, cols, k, slices, indices, probs, workspace);
+        launch_fast_split<__nv_bfloat16>(x, rows, cols, k, slices, indices, probs, workspace);
     else
-        launch_fast<__half>(x, rows, cols, k, slices, indices, probs, workspace);
+        launch_fast_split<__half>(x, rows, cols, k, slices, indices, probs, workspace);
     return 1;
 }
 

@@ -12,9 +12,9 @@ extern "C" {
 extern const topk_variant unfused_topk_variant;
 /* One warp per row, each lane a sorted register array of K candidates (K <= 32, float32). */
 extern const topk_variant fused_topk_variant;
-/* One block per row, 16-byte loads, a threshold, candidates in shared memory. */
+/* One warp per row, 16-byte loads, a threshold, candidates in shared memory. */
 extern const topk_variant fast_row_topk_variant;
-/* The same kernel with each row split over several blocks; the last block of a row merges. */
+/* A row over many warps (slices) that agree on a bound first; the row's last warp selects. */
 extern const topk_variant fast_split_topk_variant;
 /* fast_row when there are enough rows to fill the GPU, fast_split otherwise. */
 extern const topk_variant fast_topk_variant;
