@@ -23,9 +23,9 @@
 //        ./run --input logits.npy --output answer --k 50
 //
 // Measured on an H200 (plots/data/06_fused_topk.csv; EXPERIMENTS.md, Experiment 6): 8192 x 50257
-//   float32, K = 10: unfused 22.6 ms, fused 2.52 ms (8.97x), fast 0.453 ms (49.9x, 82.5 % of the
-//   read ceiling; the goal of 90 % is not met). K = 1: 0.422 ms (88.5 %). K = 50: 0.579 ms (64.6 %).
-//   K = 256: 1.27 ms. bf16, K = 10: 0.381 ms (49 %). A batch of one, K = 50: 27 to 30 us (goal 8 us,
+//   float32, K = 10: unfused 22.8 ms, fused 2.54 ms (8.98x), fast 0.457 ms (49.9x, 80.4 % of the
+//   read ceiling; the goal of 90 % is not met). K = 1: 0.426 ms (86.3 %). K = 50: 0.572 ms (64.2 %).
+//   K = 256: 1.22 ms. bf16, K = 10: 0.382 ms (48 %). A batch of one, K = 50: 29 to 32 us (goal 8 us,
 //   not met). README.md has each step of the way and what limits it now.
 #include <cooperative_groups.h>
 #include <cub/cub.cuh>
@@ -697,7 +697,9 @@ __device__ float warp_kth_largest(const float *values, int n, int k, unsigned *s
         unsigned at_least = 0;
         for (int i = lane; i < n; i += WARP_SIZE)
             at_least += scratch[i] >= trial;
-        if (__reduce_add_sync(FULL_MASK, at_least) >= (unsigned)k)
+        for (int offset = WARP_SIZE / 2; offset > 0; offset /= 2) // the warp's total, in every lane
+            at_least += __shfl_xor_sync(FULL_MASK, at_least, offset);
+        if (at_least >= (unsigned)k)
             kth = trial;
     }
     __syncwarp(); // scratch is the warp's buffer, used again later
