@@ -392,6 +392,13 @@ __device__ __forceinline__ row_parts<T> split_row(const T *xr, size_t cols)
     return p;
 }
 
+// Slice `slice` of `slices` of the row's body starts at this vector (slice == slices: the end).
+template <typename T>
+__device__ __forceinline__ int slice_start(const row_parts<T> &p, int slice, int slices)
+{
+    return (int)((size_t)p.vectors * slice / slices);
+}
+
 template <int N>
 __device__ __forceinline__ float largest(const float (&v)[N])
 {
@@ -441,11 +448,13 @@ static __host__ __device__ int warp_kept(int k)
     return kept;
 }
 
+// How many new candidates pile up before the warp merges them: max(32, kept/2).
+static __host__ __device__ int warp_merge_after(int kept) { return kept / 2 > WARP_SIZE ? kept / 2 : WARP_SIZE; }
+
 static __host__ __device__ int warp_new_at_most(int k, int per_lane)
 {
-    const int kept = warp_kept(k), flush = kept / 2 > WARP_SIZE ? kept / 2 : WARP_SIZE;
     int most = 1;
-    while (most < flush + WARP_SIZE * per_lane) // a flush waits for the step that crosses `flush`
+    while (most < warp_merge_after(warp_kept(k)) + WARP_SIZE * per_lane) // the step that crosses it fits
         most *= 2;
     return most;
 }
@@ -466,7 +475,7 @@ __device__ __forceinline__ warp_candidates warp_candidates_init(rank_key *buf, i
 {
     warp_candidates w;
     w.buf = buf, w.k = k, w.kept = warp_kept(k), w.count = w.kept;
-    w.flush_at = w.kept + (w.kept / 2 > WARP_SIZE ? w.kept / 2 : WARP_SIZE);
+    w.flush_at = w.kept + warp_merge_after(w.kept);
     w.threshold = __int_as_float(0x7FFFFFFF); // NaN: "x <= NaN" is false for every x, so all pass
     w.threshold_key = 0;
     for (int i = threadIdx.x % WARP_SIZE; i < w.kept; i += WARP_SIZE)
@@ -747,7 +756,7 @@ static __global__ void __launch_bounds__(FAST_THREADS)
         const size_t row = task / slices;
         const int slice = task % slices;
         const row_parts<T> p = split_row(x + row * cols, cols);
-        const int first = (int)((size_t)p.vectors * slice / slices), end = (int)((size_t)p.vectors * (slice + 1) / slices);
+        const int first = slice_start(p, slice, slices), end = slice_start(p, slice + 1, slices);
         online_stat s = ONLINE_IDENTITY;
         if (slice == 0 && lane < p.head)
             s = online_stat_add(s, logit_to_float(p.logits[lane]));
@@ -790,7 +799,7 @@ static __global__ void __launch_bounds__(FAST_THREADS)
                                     : -INFINITY;
         if (__ldcg(&l.stats[task].m) >= bound) {
             const row_parts<T> p = split_row(x + row * cols, cols);
-            const int first = (int)((size_t)p.vectors * slice / slices), end = (int)((size_t)p.vectors * (slice + 1) / slices);
+            const int first = slice_start(p, slice, slices), end = slice_start(p, slice + 1, slices);
             rank_key *list = l.candidates + row * l.capacity;
             unsigned *count = l.counts + row;
             if (slice == 0) {
