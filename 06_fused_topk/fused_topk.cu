@@ -23,10 +23,10 @@
 //        ./run --input logits.npy --output answer --k 50
 //
 // Measured on an H200 (plots/data/06_fused_topk.csv; EXPERIMENTS.md, Experiment 6): 8192 x 50257
-//   float32, K = 10: unfused 22.8 ms, fused 2.54 ms (8.98x), fast 0.457 ms (49.9x, 80.4 % of the
-//   read ceiling; the goal of 90 % is not met). K = 1: 0.426 ms (86.3 %). K = 50: 0.572 ms (64.2 %).
-//   K = 256: 1.22 ms. bf16, K = 10: 0.382 ms (48 %). A batch of one, K = 50: 29 to 32 us (goal 8 us,
-//   not met). README.md has each step of the way and what limits it now.
+//   float32, K = 10: unfused 22.6 ms, fused 2.52 ms (8.97x), fast 0.399 ms (56.6x, 94.2 % of the
+//   read ceiling). K = 1: 0.382 ms (98.4 %). K = 50: 0.522 ms (72.0 %; the goal of 90 % is not met).
+//   K = 256: 1.21 ms. bf16, K = 10: 0.260 ms (72 %; goal 85 %). A batch of one, K = 50: 29 to 33 us
+//   (goal 8 us, not met). README.md has each step of the way and what limits it now.
 #include <cooperative_groups.h>
 #include <cub/cub.cuh>
 #include <cuda_bf16.h>
@@ -310,26 +310,30 @@ static int fused_topk(const void *x, logit_dtype dtype, size_t rows, size_t cols
 //   - every element compared with the lane's own K-th best, which stays low for long (a lane has
 //     seen few elements), and an insertion that costs K selects per hit: here the 32 lanes share
 //     one threshold, the K-th best the warp has seen, and one candidate buffer in shared memory, so
-//     once the threshold has risen a step (16 bytes a lane) costs one compare of its largest logit
-//     and one vote, and the exp that the statistic needs anyway;
+//     once the threshold has risen a group of 16 logits a lane costs one compare of their largest
+//     and one vote, beside the exps that the statistic needs anyway (one FMA and one ex2 a logit);
+//     a lane that has a candidate appends it itself, with an atomic add on the buffer's fill count;
 //   - K in registers, so K is small and fixed at compile time: here K is a runtime number up to
 //     1024 (the buffer is sized for it at launch).
 // It keeps fused's warp per row. A warp that sees the whole row raises its threshold once; the
 // first version of this kernel gave a row 4 warps, each raising its own threshold from nothing
 // before a merge of 4 lists, and it was 1.7x slower at K = 10 (README.md).
 //
-// The warp's buffer holds its best K so far, sorted, then the new candidates (a step appends at
-// most 32 x VEC). When enough new ones have piled up the warp sorts them and merges them into the
-// best K (warp_keep_best), and the K-th becomes the threshold. A warp visits its elements in index
-// order, step after step, so an element equal to the threshold comes after it and ranks after it:
-// `x > threshold` is exactly the test for "might be in the top K".
+// The warp's buffer holds its best K so far, sorted, then the new candidates (one vector of each
+// lane appends at most 32 x VEC). When enough new ones have piled up the warp sorts them (64 of
+// them in registers) and merges them into the best K (warp_keep_best), and the K-th becomes the
+// threshold. A warp offers its elements in index order, vector after vector, so an element equal
+// to the threshold comes after it and ranks after it: `x > threshold` is exactly the test for
+// "might be in the top K". For K <= 32 the first threshold comes before any merge, from the
+// lanes' maxima (warp_threshold_from_lanes).
 
 #define FAST_WARPS 4 // warps in a block; each has its own row (fast_row) or slice (fast_split)
 #define FAST_THREADS (FAST_WARPS * WARP_SIZE)
-#define FAST_UNROLL 4 // 16-byte loads in flight per lane
+#define FAST_UNROLL 4 // 16-byte loads in flight per lane (8 for 16-bit logits: fewer warps, 1.5x slower)
+#define FAST_GROUP 16 // logits of a lane that share one rescale test and one vote
 
 template <typename T>
-struct logits16; // how 16 bytes of logits become floats
+struct logits16; // how 16 bytes of logits become floats, and the largest of G such vectors
 
 template <>
 struct logits16<float> {
@@ -338,7 +342,33 @@ struct logits16<float> {
     {
         v[0] = __uint_as_float(r.x), v[1] = __uint_as_float(r.y), v[2] = __uint_as_float(r.z), v[3] = __uint_as_float(r.w);
     }
+    template <int G>
+    static __device__ __forceinline__ float largest(const uint4 *r)
+    {
+        float m = -INFINITY;
+#pragma unroll
+        for (int g = 0; g < G; g++)
+            m = fmaxf(m, fmaxf(fmaxf(__uint_as_float(r[g].x), __uint_as_float(r[g].y)),
+                               fmaxf(__uint_as_float(r[g].z), __uint_as_float(r[g].w))));
+        return m;
+    }
 };
+
+// A 16-bit logit widens to float exactly and in order, so the largest of G vectors is taken two at
+// a time in the packed format (one instruction for two logits), and only the last two are widened.
+template <typename T2, int G>
+__device__ __forceinline__ T2 largest_pair(const uint4 *r)
+{
+    T2 m = *reinterpret_cast<const T2 *>(&r[0].x);
+#pragma unroll
+    for (int g = 0; g < G; g++) {
+        const unsigned w[4] = {r[g].x, r[g].y, r[g].z, r[g].w};
+#pragma unroll
+        for (int i = g == 0; i < 4; i++)
+            m = __hmax2(m, *reinterpret_cast<const T2 *>(&w[i]));
+    }
+    return m;
+}
 
 template <>
 struct logits16<__nv_bfloat16> {
@@ -350,6 +380,12 @@ struct logits16<__nv_bfloat16> {
 #pragma unroll
         for (int i = 0; i < 4; i++)
             v[2 * i] = __uint_as_float(w[i] << 16), v[2 * i + 1] = __uint_as_float(w[i] & 0xFFFF0000u);
+    }
+    template <int G>
+    static __device__ __forceinline__ float largest(const uint4 *r)
+    {
+        const __nv_bfloat162 m = largest_pair<__nv_bfloat162, G>(r);
+        return fmaxf(__low2float(m), __high2float(m));
     }
 };
 
@@ -364,6 +400,12 @@ struct logits16<__half> {
             const float2 f = __half22float2(*reinterpret_cast<const __half2 *>(&w[i]));
             v[2 * i] = f.x, v[2 * i + 1] = f.y;
         }
+    }
+    template <int G>
+    static __device__ __forceinline__ float largest(const uint4 *r)
+    {
+        const __half2 m = largest_pair<__half2, G>(r);
+        return fmaxf(__low2float(m), __high2float(m));
     }
 };
 
@@ -412,17 +454,25 @@ __device__ __forceinline__ float largest(const float (&v)[N])
 // e^x as the special function unit computes it: one ex2.approx of x log2(e), with subnormal results
 // flushed to 0 (which a sum of probabilities never notices). expf and __expf add range fix-ups
 // around it that cost 3 more instructions per logit, and the loop below runs one per logit.
-__device__ __forceinline__ float fast_exp(float x)
+#define LOG2_E 1.44269504f
+
+__device__ __forceinline__ float fast_exp2(float x)
 {
     float y;
-    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x * 1.44269504f));
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
     return y;
 }
 
-// Folds N logits, whose largest is vmax, into the statistic. The sum is rescaled only when the
-// maximum moves, which after a row's first steps is rare.
-template <int N>
-__device__ __forceinline__ online_stat online_stat_add_n(online_stat s, const float (&v)[N], float vmax)
+__device__ __forceinline__ float fast_exp(float x) { return fast_exp2(x * LOG2_E); }
+
+// Folds U x N logits, whose largest is vmax, into the statistic. The sum is rescaled only when the
+// maximum moves, which after a row's first chunks is rare.
+// exp(x - m) is 2^(x log2(e) - m log2(e)): one fused multiply-add and one ex2 a logit, with
+// m log2(e) computed once. Its rounding shifts every term of the lane by the same factor
+// 2^(rounding), within 3e-6 of 1 while |m| < 64; beyond that (logits of huge magnitude) the factor
+// grows with m, so there x - m is formed first, exactly when x is near m, at one more instruction.
+template <int U, int N>
+__device__ __forceinline__ online_stat online_stat_add_n(online_stat s, const float (&v)[U][N], float vmax)
 {
     if (vmax > s.m) {
         s.d *= fast_exp(s.m - vmax); // from -inf: exp(-inf) = 0, and d is 0 anyway
@@ -430,9 +480,28 @@ __device__ __forceinline__ online_stat online_stat_add_n(online_stat s, const fl
     }
     if (s.m == -INFINITY)
         return s; // nothing but -inf so far: nothing to add
+    float sum[U]; // one chain of adds for each of the U vectors, not one for all of them
+    if (fabsf(s.m) < 64.0f) {
+        const float m_log2e = s.m * LOG2_E;
 #pragma unroll
-    for (int j = 0; j < N; j++)
-        s.d += fast_exp(v[j] - s.m);
+        for (int u = 0; u < U; u++) {
+            sum[u] = fast_exp2(fmaf(v[u][0], LOG2_E, -m_log2e));
+#pragma unroll
+            for (int j = 1; j < N; j++)
+                sum[u] += fast_exp2(fmaf(v[u][j], LOG2_E, -m_log2e));
+        }
+    } else {
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            sum[u] = fast_exp(v[u][0] - s.m);
+#pragma unroll
+            for (int j = 1; j < N; j++)
+                sum[u] += fast_exp(v[u][j] - s.m);
+        }
+    }
+#pragma unroll
+    for (int u = 0; u < U; u++)
+        s.d += sum[u];
     return s;
 }
 
@@ -459,27 +528,30 @@ static __host__ __device__ int warp_new_at_most(int k, int per_lane)
     return most;
 }
 
-// A warp's buffer: the kept list, then room for the new ones, rounded up for their sort.
-static __host__ __device__ int warp_capacity(int k, int per_lane) { return warp_kept(k) + warp_new_at_most(k, per_lane); }
+// A warp's shared memory: one slot for its fill count, the kept list, then room for the new ones
+// (rounded up for their sort).
+static __host__ __device__ int warp_capacity(int k, int per_lane) { return 1 + warp_kept(k) + warp_new_at_most(k, per_lane); }
 
 typedef struct {
-    rank_key *buf;     // this warp's slice of shared memory: buf[0..kept) sorted, then new ones
-    int count;         // kept + new candidates (the same in every lane)
+    rank_key *buf;   // buf[0..kept) sorted, then the new ones
+    int *fill;       // kept + the new candidates appended so far (a lane appends with an atomic add)
     int k, kept, flush_at;
-    float threshold;   // the logit of the K-th best held; NaN until K are held
-    rank_key threshold_key;
+    float threshold; // a logit must be above it to be a candidate; NaN (all pass) until there is one
 } warp_candidates;
 
+__device__ __forceinline__ int warp_fill(const warp_candidates &w) { return *(volatile int *)w.fill; }
+
 // The kept list starts as `kept` empty slots (key 0 ranks below every real candidate).
-__device__ __forceinline__ warp_candidates warp_candidates_init(rank_key *buf, int k)
+__device__ __forceinline__ warp_candidates warp_candidates_init(rank_key *area, int k)
 {
     warp_candidates w;
-    w.buf = buf, w.k = k, w.kept = warp_kept(k), w.count = w.kept;
-    w.flush_at = w.kept + warp_merge_after(w.kept);
+    w.fill = reinterpret_cast<int *>(area), w.buf = area + 1;
+    w.k = k, w.kept = warp_kept(k), w.flush_at = w.kept + warp_merge_after(w.kept);
     w.threshold = __int_as_float(0x7FFFFFFF); // NaN: "x <= NaN" is false for every x, so all pass
-    w.threshold_key = 0;
     for (int i = threadIdx.x % WARP_SIZE; i < w.kept; i += WARP_SIZE)
-        buf[i] = 0;
+        w.buf[i] = 0;
+    if (threadIdx.x % WARP_SIZE == 0)
+        *w.fill = w.kept;
     __syncwarp();
     return w;
 }
@@ -498,12 +570,38 @@ __device__ __forceinline__ void warp_bitonic_layer(rank_key *buf, int n, int siz
     __syncwarp();
 }
 
-// Bitonic sort of buf[0..n) (n a power of two) into descending key order, by one warp.
+// Bitonic sort of buf[0..n) (n a power of two, at least 64) into descending key order, by one
+// warp. 64 keys, the usual batch of new candidates, are sorted in registers, two a lane (positions
+// lane and lane + 32), swapped with shuffles: no shared-memory round trip or __syncwarp per layer.
 __device__ void warp_sort_descending(rank_key *buf, int n)
 {
-    for (int size = 2; size <= n; size *= 2)
-        for (int stride = size / 2; stride > 0; stride /= 2)
-            warp_bitonic_layer(buf, n, size, stride);
+    if (n > 2 * WARP_SIZE) {
+        for (int size = 2; size <= n; size *= 2)
+            for (int stride = size / 2; stride > 0; stride /= 2)
+                warp_bitonic_layer(buf, n, size, stride);
+        return;
+    }
+    const int lane = threadIdx.x % WARP_SIZE;
+    rank_key e[2] = {buf[lane], buf[lane + WARP_SIZE]};
+#pragma unroll
+    for (int size = 2; size <= 2 * WARP_SIZE; size *= 2)
+#pragma unroll
+        for (int stride = size / 2; stride > 0; stride /= 2) {
+            if (stride == WARP_SIZE) { // the pair is this lane's two keys; size is 64: descending
+                const rank_key a = e[0];
+                e[0] = a > e[1] ? a : e[1], e[1] = a > e[1] ? e[1] : a;
+                continue;
+            }
+#pragma unroll
+            for (int r = 0; r < 2; r++) {
+                const int at = lane + r * WARP_SIZE;
+                const rank_key other = __shfl_xor_sync(FULL_MASK, e[r], stride);
+                const bool larger = ((at & stride) == 0) == ((at & size) == 0); // keeps the larger
+                e[r] = (e[r] > other) == larger ? e[r] : other;
+            }
+        }
+    buf[lane] = e[0], buf[lane + WARP_SIZE] = e[1];
+    __syncwarp();
 }
 
 // Sorts the new candidates, merges them into the kept list, and makes the K-th the threshold.
@@ -511,11 +609,11 @@ __device__ void warp_sort_descending(rank_key *buf, int n)
 // falling then rising (a bitonic sequence), which log2(kept) layers put in order.
 __device__ void warp_keep_best(warp_candidates &w)
 {
-    const int lane = threadIdx.x % WARP_SIZE, fresh = w.count - w.kept;
+    const int lane = threadIdx.x % WARP_SIZE, fresh = warp_fill(w) - w.kept;
     if (fresh == 0)
         return;
     rank_key *b = w.buf + w.kept;
-    int n = 1;
+    int n = 2 * WARP_SIZE; // the buffer has room for 64 new ones
     while (n < fresh)
         n *= 2;
     for (int i = fresh + lane; i < n; i += WARP_SIZE)
@@ -530,70 +628,123 @@ __device__ void warp_keep_best(warp_candidates &w)
     __syncwarp();
     for (int stride = w.kept / 2; stride > 0; stride /= 2)
         warp_bitonic_layer(w.buf, w.kept, w.kept, stride);
-    w.count = w.kept;
-    if (w.buf[w.k - 1] != 0) {
-        w.threshold_key = w.buf[w.k - 1];
-        w.threshold = key_logit(w.threshold_key);
-    }
+    if (lane == 0)
+        *w.fill = w.kept;
+    __syncwarp();
+    if (w.buf[w.k - 1] != 0)
+        w.threshold = key_logit(w.buf[w.k - 1]);
 }
 
-// One step: each lane offers N logits, indices first..first+N-1 (none if !have), and folds them
-// into its statistic. Usually no lane has one above the threshold and a vote says so; otherwise
-// the candidates are appended where a ballot says, and merged into the kept list once enough
-// have piled up (the buffer has room for the step that crosses that mark).
-template <int N>
-__device__ __forceinline__ void warp_step(warp_candidates &w, online_stat &s, const float (&v)[N], int first, bool have)
+// Before a warp has merged anything, its threshold is NaN and every logit is a candidate. For
+// K <= 32 a group of whole vectors gives a better start: each lane's largest logit is a distinct
+// element, so at least K logits are >= the K-th largest of the 32, and no logit below it can be in
+// the top K. The lanes sort their 32 maxima (a bitonic network of shuffles), and the threshold
+// becomes the float just below the K-th, so that "x > threshold" keeps x >= it.
+__device__ __forceinline__ void warp_threshold_from_lanes(warp_candidates &w, float lane_max)
 {
-    const float vmax = largest(v);
-    if (have)
-        s = online_stat_add_n(s, v, vmax);
-    if (!__any_sync(FULL_MASK, have && !(vmax <= w.threshold)))
-        return;
-    const unsigned lanes_below = (1u << (threadIdx.x % WARP_SIZE)) - 1;
+    const int lane = threadIdx.x % WARP_SIZE;
+    float x = lane_max;
 #pragma unroll
-    for (int j = 0; j < N; j++) {
-        const bool keep = have && !(v[j] <= w.threshold);
-        const unsigned ballot = __ballot_sync(FULL_MASK, keep);
-        if (keep)
-            w.buf[w.count + __popc(ballot & lanes_below)] = make_key(v[j], first + j);
-        w.count += __popc(ballot);
+    for (int size = 2; size <= WARP_SIZE; size *= 2)
+#pragma unroll
+        for (int stride = size / 2; stride > 0; stride /= 2) {
+            const float other = __shfl_xor_sync(FULL_MASK, x, stride);
+            const bool first = (lane & stride) == 0, descending = (lane & size) == 0 || size == WARP_SIZE;
+            x = first == descending ? fmaxf(x, other) : fminf(x, other);
+        }
+    const float kth = __shfl_sync(FULL_MASK, x, w.k - 1);
+    if (kth > -INFINITY) // else every logit may be in the top K, -inf ones too: no threshold yet
+        w.threshold = nextafterf(kth, -INFINITY);
+}
+
+// Each lane offers N logits, indices first..first+N-1 (none if !have), whose largest is vmax.
+// Usually no lane has one above the threshold; a lane that has appends it to the buffer, at a slot
+// that an atomic add on the fill count hands out, while the others wait. The warp merges the new
+// candidates into the kept list once enough have piled up (the buffer has room for the offer that
+// crosses that mark).
+template <int N>
+__device__ __forceinline__ void warp_offer(warp_candidates &w, const float (&v)[N], float vmax, int first, bool have)
+{
+    if (have && !(vmax <= w.threshold)) {
+#pragma unroll
+        for (int j = 0; j < N; j++)
+            if (!(v[j] <= w.threshold))
+                w.buf[atomicAdd(w.fill, 1)] = make_key(v[j], first + j);
     }
     __syncwarp();
-    if (w.count >= w.flush_at)
+    if (warp_fill(w) >= w.flush_at)
         warp_keep_best(w);
 }
 
-// One warp offers a whole row, in index order: head, body (FAST_UNROLL loads in flight per lane),
-// tail. Read once, so the loads ask L2 to evict the lines first.
+// One step of a lane's N logits (none if !have): into the statistic, then offered.
+template <int N>
+__device__ __forceinline__ void warp_step(warp_candidates &w, online_stat &s, const float (&v)[1][N], int first, bool have)
+{
+    const float vmax = largest(v[0]);
+    if (have)
+        s = online_stat_add_n(s, v, vmax);
+    warp_offer(w, v[0], vmax, first, have);
+}
+
+// One warp offers a whole row, in index order: head, body, tail. Read once, so the loads ask L2
+// to evict the lines first. The body goes a chunk at a time, FAST_UNROLL vectors a lane, all
+// loaded before any is used; a chunk of whole vectors needs no bounds test, and each group of
+// FAST_GROUP logits a lane in it costs one rescale test and one vote. What is left of the body
+// goes a vector a lane.
+// Within a chunk the vectors are offered one after another, and vector u + 1 of every lane comes
+// after vector u of every lane in the row: the warp still offers the row in index order.
 template <typename T>
 __device__ void warp_offer_row(warp_candidates &w, online_stat &s, const T *xr, size_t cols)
 {
     typedef logits16<T> vec;
-    const int lane = threadIdx.x % WARP_SIZE;
+    const int lane = threadIdx.x % WARP_SIZE, chunk = FAST_UNROLL * WARP_SIZE;
+    const int group = FAST_GROUP / vec::count; // vectors that share a rescale test and a vote
     const row_parts<T> p = split_row(xr, cols);
     {
         const bool have = lane < p.head;
-        const float v[1] = {have ? logit_to_float(xr[lane]) : 0.0f};
+        const float v[1][1] = {{have ? logit_to_float(xr[lane]) : 0.0f}};
         warp_step(w, s, v, lane, have);
     }
-    for (int i0 = 0; i0 < p.vectors; i0 += FAST_UNROLL * WARP_SIZE) {
+    if (w.k <= WARP_SIZE && chunk <= p.vectors) { // a first threshold, from the first group's lanes
+        uint4 raw[group];
+#pragma unroll
+        for (int u = 0; u < group; u++)
+            raw[u] = p.body[u * WARP_SIZE + lane];
+        warp_threshold_from_lanes(w, vec::template largest<group>(raw));
+    }
+    const uint4 *at = p.body + lane;
+    int i0 = 0;
+    for (; i0 + chunk <= p.vectors; i0 += chunk, at += chunk) {
         uint4 raw[FAST_UNROLL];
 #pragma unroll
-        for (int u = 0; u < FAST_UNROLL; u++) {
-            const int i = i0 + u * WARP_SIZE + lane;
-            raw[u] = i < p.vectors ? __ldcs(p.body + i) : make_uint4(0, 0, 0, 0);
-        }
+        for (int u = 0; u < FAST_UNROLL; u++)
+            raw[u] = __ldcs(at + u * WARP_SIZE);
 #pragma unroll
-        for (int u = 0; u < FAST_UNROLL; u++) {
-            const int i = i0 + u * WARP_SIZE + lane;
-            float v[vec::count];
-            vec::unpack(raw[u], v);
-            warp_step(w, s, v, p.head + i * vec::count, i < p.vectors);
+        for (int g = 0; g < FAST_UNROLL; g += group) {
+            float v[group][vec::count];
+#pragma unroll
+            for (int u = 0; u < group; u++)
+                vec::unpack(raw[g + u], v[u]);
+            const float most = vec::template largest<group>(raw + g);
+            s = online_stat_add_n(s, v, most);
+            if (__any_sync(FULL_MASK, !(most <= w.threshold))) {
+#pragma unroll
+                for (int u = 0; u < group; u++) {
+                    const int i = i0 + (g + u) * WARP_SIZE + lane;
+                    warp_offer(w, v[u], largest(v[u]), p.head + i * vec::count, true);
+                }
+            }
         }
+    }
+    for (int i = i0 + lane; i - lane < p.vectors; i += WARP_SIZE) {
+        const bool have = i < p.vectors;
+        float v[1][vec::count];
+        vec::unpack(have ? __ldcs(p.body + i) : make_uint4(0, 0, 0, 0), v[0]);
+        warp_step(w, s, v, p.head + i * vec::count, have);
     }
     {
         const bool have = p.tail + lane < (int)cols;
-        const float v[1] = {have ? logit_to_float(xr[p.tail + lane]) : 0.0f};
+        const float v[1][1] = {{have ? logit_to_float(xr[p.tail + lane]) : 0.0f}};
         warp_step(w, s, v, p.tail + lane, have);
     }
 }
@@ -608,8 +759,11 @@ __device__ void write_topk(const warp_candidates &w, online_stat s, size_t row, 
     }
 }
 
+// The loads in flight come from the warps: 8 blocks of 4 warps an SM need at most 64 registers a
+// thread, which the kernel fits in with no spills. Left free, ptxas takes 56 with a few spills for
+// 16-bit logits (1 to 3 % slower); capped at 6 blocks (72 registers) it is 1.14x slower.
 template <typename T>
-static __global__ void __launch_bounds__(FAST_THREADS)
+static __global__ void __launch_bounds__(FAST_THREADS, 8)
     fast_row_kernel(const T *__restrict__ x, size_t rows, size_t cols, int k, int *__restrict__ indices,
                     float *__restrict__ probs)
 {
@@ -647,7 +801,7 @@ static __global__ void __launch_bounds__(FAST_THREADS)
 #define FAST_MAX_BOUND 1024 // most maxima the bound is chosen from (32 per lane)
 
 // The row's candidate list: room for 4K candidates, at least 1024, and as many new ones as
-// fast_row's scan may pile up. The last warp's buffer is its kept list and then this.
+// fast_row's scan may pile up. The last warp's buffer is its fill count, its kept list, then this.
 static __host__ __device__ int split_capacity(int k)
 {
     int cap = warp_new_at_most(k, logits16<__half>::count);
@@ -656,7 +810,7 @@ static __host__ __device__ int split_capacity(int k)
     return cap;
 }
 
-static __host__ __device__ int split_buffer(int k) { return warp_kept(k) + split_capacity(k); }
+static __host__ __device__ int split_buffer(int k) { return 1 + warp_kept(k) + split_capacity(k); }
 
 // How many maxima each slice publishes for the bound: its own when there are at least K slices,
 // its lanes' when that makes at least K (and at most FAST_MAX_BOUND), else none (no bound).
@@ -769,10 +923,10 @@ static __global__ void __launch_bounds__(FAST_THREADS)
             }
 #pragma unroll
             for (int u = 0; u < FAST_UNROLL; u++) {
-                float v[vec::count];
-                vec::unpack(raw[u], v);
+                float v[1][vec::count];
+                vec::unpack(raw[u], v[0]);
                 if (i0 + u * WARP_SIZE + lane < end)
-                    s = online_stat_add_n(s, v, largest(v));
+                    s = online_stat_add_n(s, v, largest(v[0]));
             }
         }
         if (slice == slices - 1 && p.tail + lane < (int)cols)
@@ -837,8 +991,9 @@ static __global__ void __launch_bounds__(FAST_THREADS)
         warp_candidates w = warp_candidates_init(buf, k);
         if (n <= (unsigned)l.capacity) {
             for (int i = lane; i < (int)n; i += WARP_SIZE)
-                buf[w.kept + i] = __ldcg(l.candidates + row * l.capacity + i);
-            w.count = w.kept + (int)n;
+                w.buf[w.kept + i] = __ldcg(l.candidates + row * l.capacity + i);
+            if (lane == 0)
+                *w.fill = w.kept + (int)n;
             __syncwarp();
         } else { // no bound, or too many logits reach it: the whole row, as fast_row does it
             online_stat unused = ONLINE_IDENTITY;
