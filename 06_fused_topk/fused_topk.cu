@@ -332,6 +332,16 @@ static int fused_topk(const void *x, logit_dtype dtype, size_t rows, size_t cols
 #define FAST_UNROLL 4 // 16-byte loads in flight per lane (8 for 16-bit logits: fewer warps, 1.5x slower)
 #define FAST_GROUP 16 // logits of a lane that share one rescale test and one vote
 
+template <int N>
+__device__ __forceinline__ float largest(const float (&v)[N])
+{
+    float m = v[0];
+#pragma unroll
+    for (int j = 1; j < N; j++)
+        m = fmaxf(m, v[j]);
+    return m;
+}
+
 template <typename T>
 struct logits16; // how 16 bytes of logits become floats, and the largest of G such vectors
 
@@ -347,17 +357,19 @@ struct logits16<float> {
     {
         float m = -INFINITY;
 #pragma unroll
-        for (int g = 0; g < G; g++)
-            m = fmaxf(m, fmaxf(fmaxf(__uint_as_float(r[g].x), __uint_as_float(r[g].y)),
-                               fmaxf(__uint_as_float(r[g].z), __uint_as_float(r[g].w))));
+        for (int g = 0; g < G; g++) {
+            float v[4];
+            unpack(r[g], v);
+            m = fmaxf(m, ::largest(v));
+        }
         return m;
     }
 };
 
 // A 16-bit logit widens to float exactly and in order, so the largest of G vectors is taken two at
-// a time in the packed format (one instruction for two logits), and only the last two are widened.
+// a time in the packed format T2 (one instruction for two logits), and only the last two are widened.
 template <typename T2, int G>
-__device__ __forceinline__ T2 largest_pair(const uint4 *r)
+__device__ __forceinline__ float largest_of_pairs(const uint4 *r)
 {
     T2 m = *reinterpret_cast<const T2 *>(&r[0].x);
 #pragma unroll
@@ -367,7 +379,7 @@ __device__ __forceinline__ T2 largest_pair(const uint4 *r)
         for (int i = g == 0; i < 4; i++)
             m = __hmax2(m, *reinterpret_cast<const T2 *>(&w[i]));
     }
-    return m;
+    return fmaxf(__low2float(m), __high2float(m));
 }
 
 template <>
@@ -382,11 +394,7 @@ struct logits16<__nv_bfloat16> {
             v[2 * i] = __uint_as_float(w[i] << 16), v[2 * i + 1] = __uint_as_float(w[i] & 0xFFFF0000u);
     }
     template <int G>
-    static __device__ __forceinline__ float largest(const uint4 *r)
-    {
-        const __nv_bfloat162 m = largest_pair<__nv_bfloat162, G>(r);
-        return fmaxf(__low2float(m), __high2float(m));
-    }
+    static __device__ __forceinline__ float largest(const uint4 *r) { return largest_of_pairs<__nv_bfloat162, G>(r); }
 };
 
 template <>
@@ -402,11 +410,7 @@ struct logits16<__half> {
         }
     }
     template <int G>
-    static __device__ __forceinline__ float largest(const uint4 *r)
-    {
-        const __half2 m = largest_pair<__half2, G>(r);
-        return fmaxf(__low2float(m), __high2float(m));
-    }
+    static __device__ __forceinline__ float largest(const uint4 *r) { return largest_of_pairs<__half2, G>(r); }
 };
 
 __device__ __forceinline__ float logit_to_float(float x) { return x; }
@@ -441,16 +445,6 @@ __device__ __forceinline__ int slice_start(const row_parts<T> &p, int slice, int
     return (int)((size_t)p.vectors * slice / slices);
 }
 
-template <int N>
-__device__ __forceinline__ float largest(const float (&v)[N])
-{
-    float m = v[0];
-#pragma unroll
-    for (int j = 1; j < N; j++)
-        m = fmaxf(m, v[j]);
-    return m;
-}
-
 // e^x as the special function unit computes it: one ex2.approx of x log2(e), with subnormal results
 // flushed to 0 (which a sum of probabilities never notices). expf and __expf add range fix-ups
 // around it that cost 3 more instructions per logit, and the loop below runs one per logit.
@@ -465,12 +459,34 @@ __device__ __forceinline__ float fast_exp2(float x)
 
 __device__ __forceinline__ float fast_exp(float x) { return fast_exp2(x * LOG2_E); }
 
-// Folds U x N logits, whose largest is vmax, into the statistic. The sum is rescaled only when the
-// maximum moves, which after a row's first chunks is rare.
 // exp(x - m) is 2^(x log2(e) - m log2(e)): one fused multiply-add and one ex2 a logit, with
 // m log2(e) computed once. Its rounding shifts every term of the lane by the same factor
 // 2^(rounding), within 3e-6 of 1 while |m| < 64; beyond that (logits of huge magnitude) the factor
 // grows with m, so there x - m is formed first, exactly when x is near m, at one more instruction.
+// The choice is made once for all U x N terms, hence the template.
+template <bool FMA>
+__device__ __forceinline__ float exp_minus(float x, float m, float m_log2e)
+{
+    return FMA ? fast_exp2(fmaf(x, LOG2_E, -m_log2e)) : fast_exp(x - m);
+}
+
+// sum[u] = the sum of exp(v[u][j] - m) over j: one chain of adds for each of the U vectors, not
+// one for all of them.
+template <bool FMA, int U, int N>
+__device__ __forceinline__ void sum_exps(float (&sum)[U], const float (&v)[U][N], float m)
+{
+    const float m_log2e = m * LOG2_E;
+#pragma unroll
+    for (int u = 0; u < U; u++) {
+        sum[u] = exp_minus<FMA>(v[u][0], m, m_log2e);
+#pragma unroll
+        for (int j = 1; j < N; j++)
+            sum[u] += exp_minus<FMA>(v[u][j], m, m_log2e);
+    }
+}
+
+// Folds U x N logits, whose largest is vmax, into the statistic. The sum is rescaled only when the
+// maximum moves, which after a row's first chunks is rare.
 template <int U, int N>
 __device__ __forceinline__ online_stat online_stat_add_n(online_stat s, const float (&v)[U][N], float vmax)
 {
@@ -480,25 +496,11 @@ __device__ __forceinline__ online_stat online_stat_add_n(online_stat s, const fl
     }
     if (s.m == -INFINITY)
         return s; // nothing but -inf so far: nothing to add
-    float sum[U]; // one chain of adds for each of the U vectors, not one for all of them
-    if (fabsf(s.m) < 64.0f) {
-        const float m_log2e = s.m * LOG2_E;
-#pragma unroll
-        for (int u = 0; u < U; u++) {
-            sum[u] = fast_exp2(fmaf(v[u][0], LOG2_E, -m_log2e));
-#pragma unroll
-            for (int j = 1; j < N; j++)
-                sum[u] += fast_exp2(fmaf(v[u][j], LOG2_E, -m_log2e));
-        }
-    } else {
-#pragma unroll
-        for (int u = 0; u < U; u++) {
-            sum[u] = fast_exp(v[u][0] - s.m);
-#pragma unroll
-            for (int j = 1; j < N; j++)
-                sum[u] += fast_exp(v[u][j] - s.m);
-        }
-    }
+    float sum[U];
+    if (fabsf(s.m) < 64.0f)
+        sum_exps<true>(sum, v, s.m);
+    else
+        sum_exps<false>(sum, v, s.m);
 #pragma unroll
     for (int u = 0; u < U; u++)
         s.d += sum[u];
@@ -570,9 +572,34 @@ __device__ __forceinline__ void warp_bitonic_layer(rank_key *buf, int n, int siz
     __syncwarp();
 }
 
+// A bitonic sort of R x 32 keys held in registers, key r of each lane at position lane + 32r, into
+// descending order. Pairs within a lane (stride 32 and up) swap in place; the others through
+// shuffles. No shared-memory round trip and no __syncwarp per layer.
+template <int R>
+__device__ __forceinline__ void warp_sort_in_registers(rank_key (&e)[R])
+{
+    const int lane = threadIdx.x % WARP_SIZE;
+#pragma unroll
+    for (int size = 2; size <= R * WARP_SIZE; size *= 2)
+#pragma unroll
+        for (int stride = size / 2; stride > 0; stride /= 2) {
+            rank_key before[R];
+#pragma unroll
+            for (int r = 0; r < R; r++)
+                before[r] = e[r];
+#pragma unroll
+            for (int r = 0; r < R; r++) {
+                const int at = lane + r * WARP_SIZE;
+                const rank_key other = stride < WARP_SIZE ? __shfl_xor_sync(FULL_MASK, before[r], stride)
+                                                          : before[r ^ (stride / WARP_SIZE)];
+                const bool larger = ((at & stride) == 0) == ((at & size) == 0); // this position keeps the larger
+                e[r] = (before[r] > other) == larger ? before[r] : other;
+            }
+        }
+}
+
 // Bitonic sort of buf[0..n) (n a power of two, at least 64) into descending key order, by one
-// warp. 64 keys, the usual batch of new candidates, are sorted in registers, two a lane (positions
-// lane and lane + 32), swapped with shuffles: no shared-memory round trip or __syncwarp per layer.
+// warp. 64 keys, the usual batch of new candidates, are sorted in registers, two a lane.
 __device__ void warp_sort_descending(rank_key *buf, int n)
 {
     if (n > 2 * WARP_SIZE) {
@@ -583,23 +610,7 @@ __device__ void warp_sort_descending(rank_key *buf, int n)
     }
     const int lane = threadIdx.x % WARP_SIZE;
     rank_key e[2] = {buf[lane], buf[lane + WARP_SIZE]};
-#pragma unroll
-    for (int size = 2; size <= 2 * WARP_SIZE; size *= 2)
-#pragma unroll
-        for (int stride = size / 2; stride > 0; stride /= 2) {
-            if (stride == WARP_SIZE) { // the pair is this lane's two keys; size is 64: descending
-                const rank_key a = e[0];
-                e[0] = a > e[1] ? a : e[1], e[1] = a > e[1] ? e[1] : a;
-                continue;
-            }
-#pragma unroll
-            for (int r = 0; r < 2; r++) {
-                const int at = lane + r * WARP_SIZE;
-                const rank_key other = __shfl_xor_sync(FULL_MASK, e[r], stride);
-                const bool larger = ((at & stride) == 0) == ((at & size) == 0); // keeps the larger
-                e[r] = (e[r] > other) == larger ? e[r] : other;
-            }
-        }
+    warp_sort_in_registers(e);
     buf[lane] = e[0], buf[lane + WARP_SIZE] = e[1];
     __syncwarp();
 }
@@ -638,21 +649,13 @@ __device__ void warp_keep_best(warp_candidates &w)
 // Before a warp has merged anything, its threshold is NaN and every logit is a candidate. For
 // K <= 32 a group of whole vectors gives a better start: each lane's largest logit is a distinct
 // element, so at least K logits are >= the K-th largest of the 32, and no logit below it can be in
-// the top K. The lanes sort their 32 maxima (a bitonic network of shuffles), and the threshold
-// becomes the float just below the K-th, so that "x > threshold" keeps x >= it.
+// the top K. The lanes sort their 32 maxima (as keys, the same network as the new candidates),
+// and the threshold becomes the float just below the K-th, so that "x > threshold" keeps x >= it.
 __device__ __forceinline__ void warp_threshold_from_lanes(warp_candidates &w, float lane_max)
 {
-    const int lane = threadIdx.x % WARP_SIZE;
-    float x = lane_max;
-#pragma unroll
-    for (int size = 2; size <= WARP_SIZE; size *= 2)
-#pragma unroll
-        for (int stride = size / 2; stride > 0; stride /= 2) {
-            const float other = __shfl_xor_sync(FULL_MASK, x, stride);
-            const bool first = (lane & stride) == 0, descending = (lane & size) == 0 || size == WARP_SIZE;
-            x = first == descending ? fmaxf(x, other) : fminf(x, other);
-        }
-    const float kth = __shfl_sync(FULL_MASK, x, w.k - 1);
+    rank_key e[1] = {make_key(lane_max, threadIdx.x % WARP_SIZE)};
+    warp_sort_in_registers(e);
+    const float kth = key_logit(__shfl_sync(FULL_MASK, e[0], w.k - 1));
     if (kth > -INFINITY) // else every logit may be in the top K, -inf ones too: no threshold yet
         w.threshold = nextafterf(kth, -INFINITY);
 }
@@ -705,7 +708,9 @@ __device__ void warp_offer_row(warp_candidates &w, online_stat &s, const T *xr, 
         const float v[1][1] = {{have ? logit_to_float(xr[lane]) : 0.0f}};
         warp_step(w, s, v, lane, have);
     }
-    if (w.k <= WARP_SIZE && chunk <= p.vectors) { // a first threshold, from the first group's lanes
+    // A first threshold, from the first group's lanes. The group is read again by the loop below:
+    // taking the threshold inside the loop, at its first group, made ptxas spill registers there.
+    if (w.k <= WARP_SIZE && chunk <= p.vectors) {
         uint4 raw[group];
 #pragma unroll
         for (int u = 0; u < group; u++)
@@ -760,7 +765,7 @@ __device__ void write_topk(const warp_candidates &w, online_stat s, size_t row, 
 }
 
 // The loads in flight come from the warps: 8 blocks of 4 warps an SM need at most 64 registers a
-// thread, which the kernel fits in with no spills. Left free, ptxas takes 56 with a few spills for
+// thread, which the kernel fits in with no spills (4 bytes for fp16 logits). Left free, ptxas takes 56 with a few spills for
 // 16-bit logits (1 to 3 % slower); capped at 6 blocks (72 registers) it is 1.14x slower.
 template <typename T>
 static __global__ void __launch_bounds__(FAST_THREADS, 8)
