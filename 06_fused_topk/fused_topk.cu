@@ -13,9 +13,9 @@
 //   fast_row     a warp per row again, now with 16-byte loads, 4 in flight per lane; one threshold
 //                per warp (its K-th best) and a candidate buffer in shared memory whose best K stay
 //                sorted, the new ones sorted and merged in batches.
-//   fast_split   a row over many warps (slices of 512 logits) for a batch of one: the slices agree
-//                on a bound (the K-th largest slice maximum) across a grid-wide barrier, and only
-//                the logits at or above it are sorted, by the row's last warp.
+//   fast_split   a row over a thread block cluster (16 blocks, sm_90) for a batch of one: the
+//                blocks agree on a bound (the K-th largest of their groups' maxima) through
+//                distributed shared memory, and only the logits at or above it are ranked.
 //   fast         fast_row when there are at least as many rows as SMs, fast_split otherwise.
 //
 // Run:   make stage6 && ./run
@@ -23,10 +23,10 @@
 //        ./run --input logits.npy --output answer --k 50
 //
 // Measured on an H200 (plots/data/06_fused_topk.csv; EXPERIMENTS.md, Experiment 6): 8192 x 50257
-//   float32, K = 10: unfused 22.6 ms, fused 2.52 ms (8.97x), fast 0.399 ms (56.6x, 94.2 % of the
-//   read ceiling). K = 1: 0.382 ms (98.4 %). K = 50: 0.522 ms (72.0 %; the goal of 90 % is not met).
-//   K = 256: 1.21 ms. bf16, K = 10: 0.260 ms (72 %; goal 85 %). A batch of one, K = 50: 29 to 33 us
-//   (goal 8 us, not met). README.md has each step of the way and what limits it now.
+//   float32, K = 10: unfused 22.8 ms, fused 2.54 ms (8.98x), fast 0.392 ms (58.1x, 93.4 % of the
+//   read ceiling). K = 1: 0.374 ms (98.0 %). K = 50: 0.473 ms (77.4 %; the goal of 90 % is not met).
+//   K = 256: 1.21 ms. bf16, K = 10: 0.259 ms (71 %; goal 85 %). A batch of one, K = 50: 12.4 to
+//   14.5 us (goal 8 us, not met). README.md has each step of the way and what limits it now.
 #include <cooperative_groups.h>
 #include <cub/cub.cuh>
 #include <cuda_bf16.h>
@@ -324,10 +324,10 @@ static int fused_topk(const void *x, logit_dtype dtype, size_t rows, size_t cols
 // them in registers) and merges them into the best K (warp_keep_best), and the K-th becomes the
 // threshold. A warp offers its elements in index order, vector after vector, so an element equal
 // to the threshold comes after it and ranks after it: `x > threshold` is exactly the test for
-// "might be in the top K". For K <= 32 the first threshold comes before any merge, from the
-// lanes' maxima (warp_threshold_from_lanes).
+// "might be in the top K". For K <= 64 the first threshold comes before any merge, from each
+// lane's largest one or two logits (warp_threshold_from_lanes).
 
-#define FAST_WARPS 4 // warps in a block; each has its own row (fast_row) or slice (fast_split)
+#define FAST_WARPS 4 // warps in a block, each with its own row
 #define FAST_THREADS (FAST_WARPS * WARP_SIZE)
 #define FAST_UNROLL 4 // 16-byte loads in flight per lane (8 for 16-bit logits: fewer warps, 1.5x slower)
 #define FAST_GROUP 16 // logits of a lane that share one rescale test and one vote
@@ -348,6 +348,7 @@ struct logits16; // how 16 bytes of logits become floats, and the largest of G s
 template <>
 struct logits16<float> {
     static const int count = 4;
+    static const unsigned negative_infinity = 0xFF800000u; // a 32-bit word of -inf logits
     static __device__ __forceinline__ void unpack(uint4 r, float (&v)[4])
     {
         v[0] = __uint_as_float(r.x), v[1] = __uint_as_float(r.y), v[2] = __uint_as_float(r.z), v[3] = __uint_as_float(r.w);
@@ -385,6 +386,7 @@ __device__ __forceinline__ float largest_of_pairs(const uint4 *r)
 template <>
 struct logits16<__nv_bfloat16> {
     static const int count = 8;
+    static const unsigned negative_infinity = 0xFF80FF80u;
     // bfloat16 is the top half of a float32: a shift (or a mask) is the whole conversion.
     static __device__ __forceinline__ void unpack(uint4 r, float (&v)[8])
     {
@@ -400,6 +402,7 @@ struct logits16<__nv_bfloat16> {
 template <>
 struct logits16<__half> {
     static const int count = 8;
+    static const unsigned negative_infinity = 0xFC00FC00u;
     static __device__ __forceinline__ void unpack(uint4 r, float (&v)[8])
     {
         const unsigned w[4] = {r.x, r.y, r.z, r.w};
@@ -559,16 +562,22 @@ __device__ __forceinline__ warp_candidates warp_candidates_init(rank_key *area, 
 }
 
 // One compare-exchange layer of a bitonic network over buf[0..n): pairs (i, i + stride), put in
-// descending order where `descending`, ascending elsewhere.
-__device__ __forceinline__ void warp_bitonic_layer(rank_key *buf, int n, int size, int stride)
+// descending order where `descending`, ascending elsewhere. Thread `self` of a team of `team`
+// threads takes every team-th pair; the caller waits for the team before the next layer.
+__device__ __forceinline__ void bitonic_layer(rank_key *buf, int n, int size, int stride, int self, int team)
 {
-    for (int t = threadIdx.x % WARP_SIZE; t < n / 2; t += WARP_SIZE) {
+    for (int t = self; t < n / 2; t += team) {
         const int i = 2 * t - (t & (stride - 1)), j = i + stride;
         const bool descending = (i & size) == 0; // size == n: all descending
         const rank_key a = buf[i], b = buf[j];
         if ((a < b) == descending) // out of order for this half: swap
             buf[i] = b, buf[j] = a;
     }
+}
+
+__device__ __forceinline__ void warp_bitonic_layer(rank_key *buf, int n, int size, int stride)
+{
+    bitonic_layer(buf, n, size, stride, threadIdx.x % WARP_SIZE, WARP_SIZE);
     __syncwarp();
 }
 
@@ -647,17 +656,44 @@ __device__ void warp_keep_best(warp_candidates &w)
 }
 
 // Before a warp has merged anything, its threshold is NaN and every logit is a candidate. For
-// K <= 32 a group of whole vectors gives a better start: each lane's largest logit is a distinct
-// element, so at least K logits are >= the K-th largest of the 32, and no logit below it can be in
-// the top K. The lanes sort their 32 maxima (as keys, the same network as the new candidates),
-// and the threshold becomes the float just below the K-th, so that "x > threshold" keeps x >= it.
-__device__ __forceinline__ void warp_threshold_from_lanes(warp_candidates &w, float lane_max)
+// K <= 64 a group of whole vectors gives a better start: each lane's R largest logits (R = 1 for
+// K <= 32, else 2) are distinct elements, so at least K logits are >= the K-th largest of the
+// 32 R, and no logit below it can be in the top K. The lanes sort their 32 R keys (the same
+// network as the new candidates), and the threshold becomes the float just below the K-th, so
+// that "x > threshold" keeps x >= it.
+template <int R>
+__device__ __forceinline__ void warp_threshold_from_lanes(warp_candidates &w, const float (&best)[R])
 {
-    rank_key e[1] = {make_key(lane_max, threadIdx.x % WARP_SIZE)};
+    const int lane = threadIdx.x % WARP_SIZE;
+    rank_key e[R];
+#pragma unroll
+    for (int r = 0; r < R; r++)
+        e[r] = make_key(best[r], lane + r * WARP_SIZE);
     warp_sort_in_registers(e);
-    const float kth = key_logit(__shfl_sync(FULL_MASK, e[0], w.k - 1));
+    rank_key at = e[0]; // the K-th key sits in register (K - 1) / 32 of lane (K - 1) % 32
+#pragma unroll
+    for (int r = 1; r < R; r++)
+        if ((w.k - 1) / WARP_SIZE == r)
+            at = e[r];
+    const float kth = key_logit(__shfl_sync(FULL_MASK, at, (w.k - 1) % WARP_SIZE));
     if (kth > -INFINITY) // else every logit may be in the top K, -inf ones too: no threshold yet
         w.threshold = nextafterf(kth, -INFINITY);
+}
+
+// A lane's two largest of G vectors: b is the largest of what a did not take.
+template <typename T, int G>
+__device__ __forceinline__ void largest_two(const uint4 *r, float (&best)[2])
+{
+    float a = -INFINITY, b = -INFINITY;
+#pragma unroll
+    for (int g = 0; g < G; g++) {
+        float v[logits16<T>::count];
+        logits16<T>::unpack(r[g], v);
+#pragma unroll
+        for (int j = 0; j < logits16<T>::count; j++)
+            b = fmaxf(b, fminf(a, v[j])), a = fmaxf(a, v[j]);
+    }
+    best[0] = a, best[1] = b;
 }
 
 // Each lane offers N logits, indices first..first+N-1 (none if !have), whose largest is vmax.
@@ -710,12 +746,19 @@ __device__ void warp_offer_row(warp_candidates &w, online_stat &s, const T *xr, 
     }
     // A first threshold, from the first group's lanes. The group is read again by the loop below:
     // taking the threshold inside the loop, at its first group, made ptxas spill registers there.
-    if (w.k <= WARP_SIZE && chunk <= p.vectors) {
+    if (w.k <= 2 * WARP_SIZE && chunk <= p.vectors) {
         uint4 raw[group];
 #pragma unroll
         for (int u = 0; u < group; u++)
             raw[u] = p.body[u * WARP_SIZE + lane];
-        warp_threshold_from_lanes(w, vec::template largest<group>(raw));
+        if (w.k <= WARP_SIZE) {
+            const float best[1] = {vec::template largest<group>(raw)};
+            warp_threshold_from_lanes(w, best);
+        } else {
+            float best[2];
+            largest_two<T, group>(raw, best);
+            warp_threshold_from_lanes(w, best);
+        }
     }
     const uint4 *at = p.body + lane;
     int i0 = 0;
@@ -754,14 +797,19 @@ __device__ void warp_offer_row(warp_candidates &w, online_stat &s, const T *xr, 
     }
 }
 
-// The warp's K best (its buffer, sorted) with their probabilities exp(x - m) / d.
-__device__ void write_topk(const warp_candidates &w, online_stat s, size_t row, int k, int *indices, float *probs)
+// The candidate `key` as the answer's entry `place`, with its probability exp(x - m) / d.
+__device__ __forceinline__ void write_entry(rank_key key, int place, online_stat s, size_t row, int k, int *indices,
+                                            float *probs)
 {
-    for (int j = threadIdx.x % WARP_SIZE; j < k; j += WARP_SIZE) {
-        const rank_key key = w.buf[j];
-        indices[row * k + j] = key_index(key);
-        probs[row * k + j] = expf(key_logit(key) - s.m) / s.d;
-    }
+    indices[row * k + place] = key_index(key);
+    probs[row * k + place] = expf(key_logit(key) - s.m) / s.d;
+}
+
+// The K best of a sorted list.
+__device__ void write_topk(const rank_key *sorted, online_stat s, size_t row, int k, int *indices, float *probs)
+{
+    for (int j = threadIdx.x % WARP_SIZE; j < k; j += WARP_SIZE)
+        write_entry(sorted[j], j, s, row, k, indices, probs);
 }
 
 // The loads in flight come from the warps: 8 blocks of 4 warps an SM need at most 64 registers a
@@ -782,233 +830,294 @@ static __global__ void __launch_bounds__(FAST_THREADS, 8)
     online_stat s = ONLINE_IDENTITY;
     warp_offer_row(w, s, x + row * cols, cols);
     warp_keep_best(w);
-    write_topk(w, warp_combine(s), row, k, indices, probs);
+    write_topk(w.buf, warp_combine(s), row, k, indices, probs);
 }
 
-// ---- fast_split: one row over many warps, for a batch of one -------------------------------------
+// ---- fast_split: one row over a cluster of blocks, for a batch of one ----------------------------
 // What fast_row leaves on the table: a batch of one row is one warp on one SM, 1/500 of the GPU.
-// Split the row into slices of FAST_SLICE logits, a warp each. Splitting the selection the same way
-// (every slice its best K, then a merge of all the lists, as the first version of this kernel did)
-// leaves hundreds of lists for one warp to merge. Instead the slices agree on a bound first:
-//   1. each warp folds its slice into (m, d) and publishes it with its maximum;
-//   2. the grid waits for all of them (a cooperative launch: every block is resident, grid.sync());
-//   3. K slices hold a logit at least as large as the K-th largest slice maximum, so that maximum
-//      is a lower bound of the row's K-th largest logit, and a tight one: few logits outside the
-//      top K reach it. Each warp whose slice reaches it reads its slice again (from L2) and appends
-//      those logits to the row's candidate list;
-//   4. the row's last warp to finish sorts the candidates and writes the best K.
-// With fewer slices than K, each slice publishes its 32 lanes' maxima instead. Where no bound is
-// available, or the candidates overflow their list (a row full of ties), the last warp runs
-// fast_row's scan of the whole row: slower, and still exact.
+// The first split gave the row 512 warps all over the GPU in a cooperative launch: each published
+// its slice's maximum, the grid waited at a barrier, every warp then found the bound on its own,
+// a bit at a time (32 rounds of shuffles), and the row's last warp sorted the candidates. It took
+// 29 to 33 us where reading the row takes about 1 (README.md): the time went into the barrier,
+// the serial bound and the lone last warp, not into memory.
+// Here a row gets one thread block cluster (sm_90): 16 blocks of 256 threads on 16 SMs, which
+// wait for each other at a hardware barrier and read and write each other's shared memory.
+//   1. Each thread folds its logits (a 262144-float row is 16 vectors a thread, all loaded at once)
+//      into (m, d) and its maximum. Each group of lanes writes its maximum to its block's shared
+//      memory.
+//   2. cluster.sync(). Every block reads all the groups' maxima and finds the K-th largest, 8 bits
+//      at a time (block_kth_largest). The groups are distinct elements, so at least K logits
+//      reach it: it is a lower bound of the row's K-th largest, and a tight one, since there are
+//      at least 4K groups and few logits outside the top K reach it.
+//   3. Each thread reads its logits again (now from L1) and appends those >= bound to the list in
+//      the first block's shared memory (an atomic add on its count, across the cluster).
+//   4. cluster.sync(). The first block ranks the candidates and writes the best K.
+// If the candidates overflow the list (a row full of ties), its first warp scans the whole row as
+// fast_row does: slower, and still exact.
 
-#define FAST_SLICE 512      // logits per warp in fast_split
-#define FAST_MAX_SLICES 1024
-#define FAST_MAX_BOUND 1024 // most maxima the bound is chosen from (32 per lane)
+#define SPLIT_THREADS 256    // a block: 8 warps (fewer warps, cheaper barriers and per-warp work)
+#define SPLIT_UNROLL 16      // 16-byte loads in flight per thread: a 262144-float row at once
+#define SPLIT_MAX_BLOCKS 16  // blocks in a cluster where the GPU allows it (else 8)
+#define SPLIT_MAX_HELD 16    // group maxima a thread holds for the bound: up to 16 blocks x 1024 of them
 
-// The row's candidate list: room for 4K candidates, at least 1024, and as many new ones as
-// fast_row's scan may pile up. The last warp's buffer is its fill count, its kept list, then this.
-static __host__ __device__ int split_capacity(int k)
+// The candidate list: room for 4K candidates and at least 4096 (ties at the bound: 262144 bf16
+// logits from [0, 10] have some 800 at the 50th largest value), and for fast_row's buffer.
+static int split_list(int k)
 {
-    int cap = warp_new_at_most(k, logits16<__half>::count);
-    while (cap < 4 * k || cap < 1024)
+    int cap = 4096;
+    while (cap < 4 * k || cap < warp_capacity(k, logits16<__half>::count) - 1)
         cap *= 2;
     return cap;
 }
 
-static __host__ __device__ int split_buffer(int k) { return 1 + warp_kept(k) + split_capacity(k); }
-
-// How many maxima each slice publishes for the bound: its own when there are at least K slices,
-// its lanes' when that makes at least K (and at most FAST_MAX_BOUND), else none (no bound).
-static __host__ __device__ int bound_group(int slices, int k)
+// Lanes in a group whose maximum goes into the bound: a warp, or fewer where that leaves under 4K.
+static int split_group_lanes(int blocks, int k)
 {
-    if (slices >= k)
-        return 1;
-    return WARP_SIZE * slices >= k && WARP_SIZE * slices <= FAST_MAX_BOUND ? WARP_SIZE : 0;
+    int lanes = WARP_SIZE;
+    while (lanes > 1 && blocks * (SPLIT_THREADS / lanes) < 4 * k)
+        lanes /= 2;
+    return lanes;
 }
 
-typedef struct {
-    online_stat *stats;   // rows x slices
-    float *maxima;        // rows x slices x bound_group
-    rank_key *candidates; // rows x capacity
-    unsigned *counts;     // rows: candidates appended (may exceed capacity)
-    unsigned *rows_done;  // rows: slices finished
-    int capacity, group;
-    size_t total;
-} split_layout;
+// The K-th largest of n numbers held by the block, number t + j x SPLIT_THREADS in held[j] of
+// thread t, as ordered bits: a radix select, 8 bits at a time from the top. Round r counts in
+// counts[r] (zeros on entry), of the numbers that match the bits chosen so far, how many have each
+// value of the next 8 bits; then every warp walks the 256 counts down from the top until K is
+// reached. Each warp finds the same digit, so one barrier a round is all it takes.
+// Count d sits at d + d / 32: the 32 lanes reading digits 8 apart then hit 32 different banks.
+#define SKEWED_COUNTS (256 + 8)
+__device__ __forceinline__ int skewed(unsigned digit) { return (int)(digit + digit / 32); }
 
-static split_layout split_plan(void *base, size_t rows, int slices, int k)
-{
-    split_layout l = {0};
-    if (slices == 1)
-        return l;
-    char *p = (char *)base;
-    l.capacity = split_capacity(k), l.group = bound_group(slices, k);
-    l.stats = (online_stat *)p, l.total += align256(rows * slices * sizeof(online_stat));
-    l.maxima = (float *)(p + l.total), l.total += align256(rows * slices * l.group * sizeof(float));
-    l.candidates = (rank_key *)(p + l.total), l.total += align256(rows * l.capacity * sizeof(rank_key));
-    l.counts = (unsigned *)(p + l.total), l.total += align256(rows * sizeof(unsigned));
-    l.rows_done = (unsigned *)(p + l.total), l.total += rows * sizeof(unsigned);
-    return l;
-}
-
-// The K-th largest of n numbers (K <= n <= FAST_MAX_BOUND), by one warp, a bit at a time from the
-// top: the largest u with at least K numbers >= u. Compared as ordered_bits, which sort like floats.
-__device__ float warp_kth_largest(const float *values, int n, int k, unsigned *scratch)
+__device__ unsigned block_kth_largest(const unsigned (&held)[SPLIT_MAX_HELD], int n, int k,
+                                      unsigned (*counts)[SKEWED_COUNTS])
 {
     const int lane = threadIdx.x % WARP_SIZE;
-    for (int i = lane; i < n; i += WARP_SIZE)
-        scratch[i] = ordered_bits(__ldcg(values + i));
-    __syncwarp();
-    unsigned kth = 0;
-    for (int bit = 31; bit >= 0; bit--) {
-        const unsigned trial = kth | 1u << bit;
-        unsigned at_least = 0;
-        for (int i = lane; i < n; i += WARP_SIZE)
-            at_least += scratch[i] >= trial;
-        for (int offset = WARP_SIZE / 2; offset > 0; offset /= 2) // the warp's total, in every lane
-            at_least += __shfl_xor_sync(FULL_MASK, at_least, offset);
-        if (at_least >= (unsigned)k)
-            kth = trial;
+    unsigned prefix = 0, wanted = k; // the answer is the wanted-th largest of those matching prefix
+    for (int round = 0; round < 4; round++) {
+        const int shift = 24 - 8 * round;
+        const unsigned decided = round == 0 ? 0u : ~0u << (shift + 8); // the bits chosen so far
+        // The numbers are close (maxima of one row): most of a warp's share one digit, and 32
+        // atomic adds on one counter would queue. The lanes with equal digits add once, together.
+#pragma unroll
+        for (int j = 0; j < SPLIT_MAX_HELD && j * SPLIT_THREADS < n; j++) {
+            const bool in = (int)threadIdx.x + j * SPLIT_THREADS < n && (held[j] & decided) == prefix;
+            const unsigned digit = held[j] >> shift & 255;
+            const unsigned same = __match_any_sync(FULL_MASK, in ? digit : 256u);
+            if (in && lane == __ffs(same) - 1)
+                atomicAdd(&counts[round][skewed(digit)], __popc(same));
+        }
+        __syncthreads();
+        unsigned c[8], mine = 0; // lane L has the digits 255 - 8L down to 248 - 8L
+#pragma unroll
+        for (int i = 0; i < 8; i++)
+            c[i] = counts[round][skewed(255 - 8 * lane - i)], mine += c[i];
+        unsigned through = mine; // numbers whose digit is this lane's smallest or larger
+#pragma unroll
+        for (int offset = 1; offset < WARP_SIZE; offset *= 2) {
+            const unsigned before = __shfl_up_sync(FULL_MASK, through, offset);
+            if (lane >= offset)
+                through += before;
+        }
+        unsigned above = through - mine, digit = 0, still_wanted = 0;
+        bool found = false;
+#pragma unroll
+        for (int i = 0; i < 8; i++)
+            if (!found && above < wanted && above + c[i] >= wanted)
+                digit = 255 - 8 * lane - i, still_wanted = wanted - above, found = true;
+            else
+                above += c[i];
+        const int holder = __ffs(__ballot_sync(FULL_MASK, found)) - 1;
+        prefix |= __shfl_sync(FULL_MASK, digit, holder) << shift;
+        wanted = __shfl_sync(FULL_MASK, still_wanted, holder);
     }
-    __syncwarp(); // scratch is the warp's buffer, used again later
-    return from_ordered_bits(kth);
+    return prefix;
 }
 
-// Appends the lanes' logits >= bound to the row's list (positions past its capacity are counted,
-// not written: the last warp then knows the list overflowed).
+// Appends v[j] (index first + j) to the list in the first block if it reaches the bound. Slots
+// past the capacity are counted, not written: the first block then knows the list overflowed.
 template <int N>
-__device__ __forceinline__ void append_at_least(const float (&v)[N], int first, bool have, float bound,
-                                                rank_key *list, unsigned *count, int capacity)
+__device__ __forceinline__ void append_at_least(const float (&v)[N], int first, float bound, rank_key *list,
+                                                unsigned *count, unsigned capacity)
 {
-    if (!__any_sync(FULL_MASK, have && largest(v) >= bound))
-        return;
-    const unsigned lane = threadIdx.x % WARP_SIZE;
+    unsigned n = 0;
 #pragma unroll
-    for (int j = 0; j < N; j++) {
-        const bool keep = have && v[j] >= bound;
-        const unsigned ballot = __ballot_sync(FULL_MASK, keep);
-        if (!ballot)
-            continue;
-        unsigned base = 0;
-        if (lane == 0)
-            base = atomicAdd(count, __popc(ballot));
-        base = __shfl_sync(FULL_MASK, base, 0) + __popc(ballot & ((1u << lane) - 1));
-        if (keep && base < (unsigned)capacity)
-            list[base] = make_key(v[j], first + j);
+    for (int j = 0; j < N; j++)
+        n += v[j] >= bound;
+    if (n == 0)
+        return;
+    unsigned at = atomicAdd(count, n);
+#pragma unroll
+    for (int j = 0; j < N; j++)
+        if (v[j] >= bound) {
+            if (at < capacity)
+                list[at] = make_key(v[j], first + j);
+            at++;
+        }
+}
+
+// A thread's tile of its block's slice, vectors i0, i0 + SPLIT_THREADS, ..., all loads issued at
+// once. Past the slice's end they read as -inf logits, which change neither a statistic nor a
+// maximum, so the tile needs no bounds tests after this.
+template <typename T>
+__device__ __forceinline__ void load_tile(uint4 (&raw)[SPLIT_UNROLL], const row_parts<T> &p, int i0, int end)
+{
+    const unsigned ninf = logits16<T>::negative_infinity;
+#pragma unroll
+    for (int u = 0; u < SPLIT_UNROLL; u++) {
+        const int i = i0 + u * SPLIT_THREADS;
+        raw[u] = i < end ? p.body[i] : make_uint4(ninf, ninf, ninf, ninf);
     }
 }
 
+// Clusters are sm_90's: built for an older GPU, the kernel is empty, and split_available() (which
+// reads the version the kernel was built for) keeps it from being launched.
 template <typename T>
-static __global__ void __launch_bounds__(FAST_THREADS)
-    fast_split_kernel(const T *__restrict__ x, size_t rows, size_t cols, int k, int slices,
-                      int *__restrict__ indices, float *__restrict__ probs, split_layout l)
+static __global__ void __launch_bounds__(SPLIT_THREADS, 1)
+    fast_split_kernel(const T *__restrict__ x, size_t cols, int k, int group_lanes, unsigned capacity,
+                      int *__restrict__ indices, float *__restrict__ probs)
 {
+#if __CUDA_ARCH__ >= 900
     typedef logits16<T> vec;
-    extern __shared__ rank_key buffers[]; // FAST_WARPS x split_buffer(k)
-    const int lane = threadIdx.x % WARP_SIZE, warp = threadIdx.x / WARP_SIZE;
-    rank_key *buf = buffers + (size_t)warp * split_buffer(k);
-    const size_t tasks = rows * slices, warps = (size_t)gridDim.x * FAST_WARPS;
-    const size_t first_task = (size_t)blockIdx.x * FAST_WARPS + warp;
+    extern __shared__ rank_key area[]; // in the first block: the count, then the candidate list
+    __shared__ unsigned maxima[SPLIT_THREADS]; // this block's group maxima, as ordered bits
+    __shared__ online_stat warp_stats[SPLIT_THREADS / WARP_SIZE], block_stats[SPLIT_MAX_BLOCKS];
+    __shared__ unsigned counts[4][SKEWED_COUNTS]; // block_kth_largest's, a round each
+    cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
+    const int blocks = (int)cluster.num_blocks(), rank = (int)cluster.block_rank();
+    const int lane = threadIdx.x % WARP_SIZE, warp = threadIdx.x / WARP_SIZE, t = threadIdx.x;
+    const size_t row = blockIdx.x / blocks;
+    const T *xr = x + row * cols;
+    const row_parts<T> p = split_row(xr, cols);
+    const int first = slice_start(p, rank, blocks), end = slice_start(p, rank + 1, blocks);
+    const bool head = rank == 0 && t < p.head, tail = rank == blocks - 1 && p.tail + t < (int)cols;
+    const int edge = head ? t : p.tail + t; // the index of this thread's head or tail logit
+    unsigned *count = reinterpret_cast<unsigned *>(area);
+    if (rank == 0 && t == 0)
+        *count = 0;
+    for (int i = t; i < 4 * SKEWED_COUNTS; i += SPLIT_THREADS)
+        counts[i / SKEWED_COUNTS][i % SKEWED_COUNTS] = 0;
 
-    // 1. Each (row, slice) task: the slice's statistic and maxima.
-    for (size_t task = first_task; task < tasks; task += warps) {
-        const size_t row = task / slices;
-        const int slice = task % slices;
-        const row_parts<T> p = split_row(x + row * cols, cols);
-        const int first = slice_start(p, slice, slices), end = slice_start(p, slice + 1, slices);
-        online_stat s = ONLINE_IDENTITY;
-        if (slice == 0 && lane < p.head)
-            s = online_stat_add(s, logit_to_float(p.logits[lane]));
-        for (int i0 = first; i0 < end; i0 += FAST_UNROLL * WARP_SIZE) {
-            uint4 raw[FAST_UNROLL];
+    // 1. This thread's logits (its vectors of the block's slice; the head in the first block, the
+    //    tail in the last) into its statistic and maximum; each group's maximum into shared memory.
+    online_stat s = ONLINE_IDENTITY;
+    float most = -INFINITY;
+    if (head || tail) {
+        most = logit_to_float(p.logits[edge]);
+        s = online_stat_add(s, most);
+    }
+    // Each group of FAST_GROUP logits costs one rescale test, as in fast_row.
+    const int group = FAST_GROUP / vec::count;
+    for (int i0 = first + t; i0 < end; i0 += SPLIT_THREADS * SPLIT_UNROLL) {
+        uint4 raw[SPLIT_UNROLL];
+        load_tile(raw, p, i0, end);
 #pragma unroll
-            for (int u = 0; u < FAST_UNROLL; u++) {
-                const int i = i0 + u * WARP_SIZE + lane;
-                raw[u] = i < end ? p.body[i] : make_uint4(0, 0, 0, 0);
-            }
+        for (int g = 0; g < SPLIT_UNROLL; g += group) {
+            float v[group][vec::count];
 #pragma unroll
-            for (int u = 0; u < FAST_UNROLL; u++) {
-                float v[1][vec::count];
-                vec::unpack(raw[u], v[0]);
-                if (i0 + u * WARP_SIZE + lane < end)
-                    s = online_stat_add_n(s, v, largest(v[0]));
-            }
-        }
-        if (slice == slices - 1 && p.tail + lane < (int)cols)
-            s = online_stat_add(s, logit_to_float(p.logits[p.tail + lane]));
-        if (l.group == WARP_SIZE)
-            l.maxima[task * WARP_SIZE + lane] = s.m; // this lane's maximum
-        s = warp_combine(s);
-        if (lane == 0) {
-            l.stats[task] = s;
-            if (l.group == 1)
-                l.maxima[task] = s.m;
+            for (int u = 0; u < group; u++)
+                vec::unpack(raw[g + u], v[u]);
+            const float vmax = vec::template largest<group>(raw + g);
+            s = online_stat_add_n(s, v, vmax);
+            most = fmaxf(most, vmax);
         }
     }
+    for (int offset = 1; offset < group_lanes; offset *= 2)
+        most = fmaxf(most, __shfl_xor_sync(FULL_MASK, most, offset));
+    if (lane % group_lanes == 0)
+        maxima[t / group_lanes] = ordered_bits(most);
+    s = warp_combine(s);
+    if (lane == 0)
+        warp_stats[warp] = s;
+    cluster.sync(); // every block's maxima are written, and its shared memory may be read
 
-    // 2. Every slice of every row has published.
-    cooperative_groups::this_grid().sync();
-
-    // 3. Slices that reach the bound append their logits >= bound.
-    for (size_t task = first_task; task < tasks; task += warps) {
-        const size_t row = task / slices;
-        const int slice = task % slices;
-        const float bound = l.group ? warp_kth_largest(l.maxima + row * slices * l.group, slices * l.group, k,
-                                                       reinterpret_cast<unsigned *>(buf))
-                                    : -INFINITY;
-        if (__ldcg(&l.stats[task].m) >= bound) {
-            const row_parts<T> p = split_row(x + row * cols, cols);
-            const int first = slice_start(p, slice, slices), end = slice_start(p, slice + 1, slices);
-            rank_key *list = l.candidates + row * l.capacity;
-            unsigned *count = l.counts + row;
-            if (slice == 0) {
-                const bool have = lane < p.head;
-                const float v[1] = {have ? logit_to_float(p.logits[lane]) : 0.0f};
-                append_at_least(v, lane, have, bound, list, count, l.capacity);
-            }
-            for (int i = first + lane; i - lane < end; i += WARP_SIZE) {
-                float v[vec::count];
-                vec::unpack(i < end ? p.body[i] : make_uint4(0, 0, 0, 0), v);
-                append_at_least(v, p.head + i * vec::count, i < end, bound, list, count, l.capacity);
-            }
-            if (slice == slices - 1) {
-                const bool have = p.tail + lane < (int)cols;
-                const float v[1] = {have ? logit_to_float(p.logits[p.tail + lane]) : 0.0f};
-                append_at_least(v, p.tail + lane, have, bound, list, count, l.capacity);
-            }
-        }
-
-        // 4. The row's last warp: its statistic, then the best K of its candidates.
-        __threadfence(); // this warp's appends are visible GPU-wide before the count says so
-        unsigned done = 0;
+    // 2. The bound: the K-th largest of all the cluster's group maxima, found by every block.
+    const int per_block = SPLIT_THREADS / group_lanes, groups = blocks * per_block;
+    unsigned held[SPLIT_MAX_HELD];
+#pragma unroll
+    for (int j = 0; j < SPLIT_MAX_HELD; j++) {
+        const int g = t + j * SPLIT_THREADS;
+        held[j] = g < groups ? cluster.map_shared_rank(maxima, g / per_block)[g % per_block] : 0;
+    }
+    const float bound = from_ordered_bits(block_kth_largest(held, groups, k, counts));
+    if (warp == 0) { // the block's statistic, to the first block (warp_stats is complete: barriers since)
+        const online_stat b = warp_combine(lane < SPLIT_THREADS / WARP_SIZE ? warp_stats[lane] : ONLINE_IDENTITY);
         if (lane == 0)
-            done = atomicAdd(&l.rows_done[row], 1u);
-        if (__shfl_sync(FULL_MASK, done, 0) != (unsigned)slices - 1)
-            continue;
-        __threadfence();
-        online_stat total = ONLINE_IDENTITY;
-        for (int i = lane; i < slices; i += WARP_SIZE) { // __ldcg: from L2, where the other warps wrote
-            const online_stat *q = l.stats + row * slices + i;
-            total = online_stat_combine(total, make_stat(__ldcg(&q->m), __ldcg(&q->d)));
+            *cluster.map_shared_rank(&block_stats[rank], 0) = b;
+    }
+
+    // 3. The logits >= bound, appended to the first block's list.
+    rank_key *list = cluster.map_shared_rank(area + 1, 0);
+    unsigned *list_count = cluster.map_shared_rank(count, 0);
+    if (head || tail) {
+        const float v[1] = {logit_to_float(p.logits[edge])};
+        append_at_least(v, edge, bound, list, list_count, capacity);
+    }
+    for (int i0 = first + t; i0 < end; i0 += SPLIT_THREADS * SPLIT_UNROLL) {
+        uint4 raw[SPLIT_UNROLL];
+        load_tile(raw, p, i0, end);
+#pragma unroll
+        for (int g = 0; g < SPLIT_UNROLL; g += group) {
+            if (!(vec::template largest<group>(raw + g) >= bound))
+                continue; // the usual case: one compare for the group
+#pragma unroll
+            for (int u = g; u < g + group; u++) {
+                const int i = i0 + u * SPLIT_THREADS;
+                if (i < end) { // a -inf past the end reaches a bound of -inf
+                    float v[vec::count];
+                    vec::unpack(raw[u], v);
+                    append_at_least(v, p.head + i * vec::count, bound, list, list_count, capacity);
+                }
+            }
         }
-        total = warp_combine(total);
-        const unsigned n = __ldcg(l.counts + row);
-        warp_candidates w = warp_candidates_init(buf, k);
-        if (n <= (unsigned)l.capacity) {
-            for (int i = lane; i < (int)n; i += WARP_SIZE)
-                w.buf[w.kept + i] = __ldcg(l.candidates + row * l.capacity + i);
-            if (lane == 0)
-                *w.fill = w.kept + (int)n;
-            __syncwarp();
-        } else { // no bound, or too many logits reach it: the whole row, as fast_row does it
-            online_stat unused = ONLINE_IDENTITY;
-            warp_offer_row(w, unused, x + row * cols, cols);
+    }
+    cluster.sync(); // the candidates and every block's statistic are in the first block
+
+    if (rank != 0)
+        return;
+
+    // 4. The first block: the row's statistic, then the best K of the candidates. Keys are
+    //    unique, so a candidate's place in the answer is how many candidates beat it: with no
+    //    more candidates than threads (the usual case, some K + 10), each thread counts for its
+    //    own and writes it if it is among the K, with no sort at all. More, the block sorts them.
+    // The butterfly leaves the lanes' totals a rounding apart (each adds the pair in its own
+    // order), and any thread may write any place: every one uses lane 0's.
+    const online_stat combined = warp_combine(lane < blocks ? block_stats[lane] : ONLINE_IDENTITY);
+    const online_stat total = make_stat(__shfl_sync(FULL_MASK, combined.m, 0), __shfl_sync(FULL_MASK, combined.d, 0));
+    const int n = (int)*count;
+    rank_key *mine = area + 1;
+    if (n <= SPLIT_THREADS) {
+        if (t < n) {
+            const rank_key key = mine[t];
+            int place = 0;
+#pragma unroll 4
+            for (int j = 0; j < n; j++)
+                place += mine[j] > key;
+            if (place < k)
+                write_entry(key, place, total, row, k, indices, probs);
         }
+        return;
+    }
+    if (n <= (int)capacity) {
+        int padded = 2 * SPLIT_THREADS;
+        while (padded < n)
+            padded *= 2;
+        for (int i = n + t; i < padded; i += SPLIT_THREADS)
+            mine[i] = 0; // empty slots sort last
+        __syncthreads();
+        for (int size = 2; size <= padded; size *= 2)
+            for (int stride = size / 2; stride > 0; stride /= 2) {
+                bitonic_layer(mine, padded, size, stride, t, SPLIT_THREADS);
+                __syncthreads();
+            }
+    } else if (warp == 0) { // too many logits reach the bound: the whole row, as fast_row does it
+        warp_candidates w = warp_candidates_init(area, k);
+        online_stat unused = ONLINE_IDENTITY;
+        warp_offer_row(w, unused, xr, cols);
         warp_keep_best(w);
-        write_topk(w, total, row, k, indices, probs);
-        if (lane == 0)
-            l.counts[row] = 0, l.rows_done[row] = 0; // the workspace is left as it was found
     }
+    if (warp == 0)
+        write_topk(mine, total, row, k, indices, probs);
+#endif
 }
 
 static int sm_count(void)
@@ -1022,18 +1131,50 @@ static int sm_count(void)
     return sms;
 }
 
-// fast_split gives a row one slice of FAST_SLICE logits per warp (at most FAST_MAX_SLICES).
-extern "C" int fast_slices(size_t rows, size_t cols, bool split)
+static size_t split_shared_bytes(int k) { return (1 + (size_t)split_list(k)) * sizeof(rank_key); }
+
+static cudaLaunchConfig_t split_config(size_t rows, int blocks, int k, cudaLaunchAttribute *cluster)
 {
-    (void)rows;
-    if (!split)
-        return 1;
-    const size_t slices = ceil_div(cols, FAST_SLICE);
-    return (int)(slices < FAST_MAX_SLICES ? slices : FAST_MAX_SLICES);
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3((unsigned)(rows * blocks)), config.blockDim = dim3(SPLIT_THREADS);
+    config.dynamicSmemBytes = split_shared_bytes(k);
+    cluster->id = cudaLaunchAttributeClusterDimension;
+    cluster->val.clusterDim.x = blocks, cluster->val.clusterDim.y = 1, cluster->val.clusterDim.z = 1;
+    config.attrs = cluster, config.numAttrs = 1;
+    return config;
 }
 
-// With at least as many rows as SMs, a warp per row fills the GPU as well as anything.
-static bool fast_auto_splits(size_t rows) { return rows < (size_t)sm_count(); }
+// A cluster launch needs the GPU to have them (sm_90) and the kernel to be built for it.
+template <typename T>
+static bool split_available(void)
+{
+    static int available = -1;
+    if (available < 0) {
+        int device, clusters;
+        cudaFuncAttributes built;
+        CUDA_CHECK(cudaGetDevice(&device));
+        CUDA_CHECK(cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, device));
+        CUDA_CHECK(cudaFuncGetAttributes(&built, fast_split_kernel<T>));
+        available = clusters && built.binaryVersion >= 90;
+    }
+    return available;
+}
+
+// 16 blocks a cluster where the GPU allows it (H100 and H200 do, as a size beyond the portable 8).
+template <typename T>
+static int split_blocks(void)
+{
+    static int blocks;
+    if (!blocks) {
+        CUDA_CHECK(cudaFuncSetAttribute(fast_split_kernel<T>, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+        cudaLaunchAttribute cluster;
+        const cudaLaunchConfig_t config = split_config(1, SPLIT_MAX_BLOCKS, CLI_MAX_K, &cluster);
+        int fit = 0;
+        CUDA_CHECK(cudaOccupancyMaxActiveClusters(&fit, fast_split_kernel<T>, &config));
+        blocks = fit > 0 ? SPLIT_MAX_BLOCKS : SPLIT_MAX_BLOCKS / 2;
+    }
+    return blocks;
+}
 
 template <typename T>
 static void launch_fast_row(const void *x, size_t rows, size_t cols, int k, int *indices, float *probs)
@@ -1050,87 +1191,81 @@ static void launch_fast_row(const void *x, size_t rows, size_t cols, int k, int 
     CUDA_CHECK_LAUNCH("fast_row_kernel");
 }
 
-// A cooperative launch: no more blocks than fit on the GPU at once, so that grid.sync() can wait
-// for all of them; the warps loop over the (row, slice) tasks.
+// A cluster of blocks per row.
 template <typename T>
-static void launch_fast_split(const void *x, size_t rows, size_t cols, int k, int slices, int *indices, float *probs,
-                              void *workspace)
+static void launch_fast_split(const void *x, size_t rows, size_t cols, int k, int *indices, float *probs)
 {
-    static bool shared_memory_raised;
-    if (!shared_memory_raised) {
-        const int most = FAST_WARPS * split_buffer(CLI_MAX_K) * (int)sizeof(rank_key);
-        CUDA_CHECK(cudaFuncSetAttribute(fast_split_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, most));
-        shared_memory_raised = true;
-    }
-    split_layout l = split_plan(workspace, rows, slices, k);
-    size_t shared = FAST_WARPS * split_buffer(k) * sizeof(rank_key);
-    int per_sm = 0;
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fast_split_kernel<T>, FAST_THREADS, shared));
-    const size_t needed = ceil_div(rows * slices, FAST_WARPS), resident = (size_t)per_sm * sm_count();
-    dim3 grid((unsigned)(needed < resident ? needed : resident)), block(FAST_THREADS);
-    const T *xt = (const T *)x;
-    void *args[] = {&xt, &rows, &cols, &k, &slices, &indices, &probs, &l};
-    CUDA_CHECK(cudaLaunchCooperativeKernel((const void *)fast_split_kernel<T>, grid, block, args, shared, 0));
+    const int blocks = split_blocks<T>();
+    cudaLaunchAttribute cluster;
+    const cudaLaunchConfig_t config = split_config(rows, blocks, k, &cluster);
+    CUDA_CHECK(cudaLaunchKernelEx(&config, fast_split_kernel<T>, (const T *)x, cols, k, split_group_lanes(blocks, k),
+                                  (unsigned)split_list(k), indices, probs));
     CUDA_CHECK_LAUNCH("fast_split_kernel");
 }
 
-static int fast_topk_with(bool split, const void *x, logit_dtype dtype, size_t rows, size_t cols, int k,
-                          int *indices, float *probs, void *workspace)
+template <typename T>
+static void launch_fast(bool split, const void *x, size_t rows, size_t cols, int k, int *indices, float *probs)
 {
-    const int slices = fast_slices(rows, cols, split);
-    if (slices == 1) {
-        if (dtype == DTYPE_F32)
-            launch_fast_row<float>(x, rows, cols, k, indices, probs);
-        else if (dtype == DTYPE_BF16)
-            launch_fast_row<__nv_bfloat16>(x, rows, cols, k, indices, probs);
-        else
-            launch_fast_row<__half>(x, rows, cols, k, indices, probs);
-    } else if (dtype == DTYPE_F32)
-        launch_fast_split<float>(x, rows, cols, k, slices, indices, probs, workspace);
-    else if (dtype == DTYPE_BF16)
-        launch_fast_split<__nv_bfloat16>(x, rows, cols, k, slices, indices, probs, workspace);
+    if (split)
+        launch_fast_split<T>(x, rows, cols, k, indices, probs);
     else
-        launch_fast_split<__half>(x, rows, cols, k, slices, indices, probs, workspace);
+        launch_fast_row<T>(x, rows, cols, k, indices, probs);
+}
+
+static bool split_available_for(logit_dtype dtype)
+{
+    return dtype == DTYPE_F32    ? split_available<float>()
+           : dtype == DTYPE_BF16 ? split_available<__nv_bfloat16>()
+                                 : split_available<__half>();
+}
+
+// With at least as many rows as SMs, a warp per row fills the GPU as well as anything.
+extern "C" bool fast_takes_split(size_t rows, logit_dtype dtype)
+{
+    return rows < (size_t)sm_count() && split_available_for(dtype);
+}
+
+static int fast_topk_with(bool split, const void *x, logit_dtype dtype, size_t rows, size_t cols, int k,
+                          int *indices, float *probs)
+{
+    if (dtype == DTYPE_F32)
+        launch_fast<float>(split, x, rows, cols, k, indices, probs);
+    else if (dtype == DTYPE_BF16)
+        launch_fast<__nv_bfloat16>(split, x, rows, cols, k, indices, probs);
+    else
+        launch_fast<__half>(split, x, rows, cols, k, indices, probs);
     return 1;
 }
 
 static int fast_row_topk(const void *x, logit_dtype dtype, size_t rows, size_t cols, int k, int *indices,
                          float *probs, void *workspace)
 {
-    return fast_topk_with(false, x, dtype, rows, cols, k, indices, probs, workspace);
+    (void)workspace;
+    return fast_topk_with(false, x, dtype, rows, cols, k, indices, probs);
 }
 
 static int fast_split_topk(const void *x, logit_dtype dtype, size_t rows, size_t cols, int k, int *indices,
                            float *probs, void *workspace)
 {
-    return fast_topk_with(true, x, dtype, rows, cols, k, indices, probs, workspace);
+    (void)workspace;
+    return fast_topk_with(true, x, dtype, rows, cols, k, indices, probs);
 }
 
 static int fast_auto_topk(const void *x, logit_dtype dtype, size_t rows, size_t cols, int k, int *indices,
                           float *probs, void *workspace)
 {
-    return fast_topk_with(fast_auto_splits(rows), x, dtype, rows, cols, k, indices, probs, workspace);
+    (void)workspace;
+    return fast_topk_with(fast_takes_split(rows, dtype), x, dtype, rows, cols, k, indices, probs);
 }
 
-static size_t fast_split_workspace_bytes(size_t rows, size_t cols, int k, logit_dtype dtype)
-{
-    (void)dtype;
-    return split_plan(NULL, rows, fast_slices(rows, cols, true), k).total;
-}
-
-static size_t fast_auto_workspace_bytes(size_t rows, size_t cols, int k, logit_dtype dtype)
-{
-    (void)dtype;
-    return split_plan(NULL, rows, fast_slices(rows, cols, fast_auto_splits(rows)), k).total;
-}
-
+// A GPU with clusters, and a grid of rows x 16 blocks that fits gridDim.x.
 static bool fast_split_supports(size_t rows, size_t cols, int k, logit_dtype dtype)
 {
-    (void)k, (void)dtype;
-    return rows * (size_t)fast_slices(rows, cols, true) <= INT32_MAX;
+    (void)cols, (void)k;
+    return split_available_for(dtype) && rows <= INT32_MAX / SPLIT_MAX_BLOCKS;
 }
 
-// The logits once, K pairs out (the split's lists and statistics stay in L2 and are not counted).
+// The logits once, K pairs out (the split's candidates and statistics stay in shared memory).
 static double fast_bytes_per_row(size_t rows, size_t cols, int k, logit_dtype dtype)
 {
     (void)rows;
@@ -1141,7 +1276,6 @@ extern "C" const topk_variant unfused_topk_variant = {"unfused", unfused_bytes_p
                                                  unfused_topk, unfused_supports};
 extern "C" const topk_variant fused_topk_variant = {"fused", fused_bytes_per_row, NULL, fused_topk, fused_supports};
 extern "C" const topk_variant fast_row_topk_variant = {"fast_row", fast_bytes_per_row, NULL, fast_row_topk, NULL};
-extern "C" const topk_variant fast_split_topk_variant = {"fast_split", fast_bytes_per_row, fast_split_workspace_bytes,
-                                                    fast_split_topk, fast_split_supports};
-extern "C" const topk_variant fast_topk_variant = {"fast", fast_bytes_per_row, fast_auto_workspace_bytes, fast_auto_topk,
-                                              fast_split_supports};
+extern "C" const topk_variant fast_split_topk_variant = {"fast_split", fast_bytes_per_row, NULL, fast_split_topk,
+                                                    fast_split_supports};
+extern "C" const topk_variant fast_topk_variant = {"fast", fast_bytes_per_row, NULL, fast_auto_topk, NULL};

@@ -14,13 +14,13 @@ extern const topk_variant unfused_topk_variant;
 extern const topk_variant fused_topk_variant;
 /* One warp per row, 16-byte loads, a threshold, candidates in shared memory. */
 extern const topk_variant fast_row_topk_variant;
-/* A row over many warps (slices) that agree on a bound first; the row's last warp selects. */
+/* A row over a cluster of 16 blocks (sm_90) that agree on a bound first; the first block selects. */
 extern const topk_variant fast_split_topk_variant;
 /* fast_row when there are enough rows to fill the GPU, fast_split otherwise. */
 extern const topk_variant fast_topk_variant;
 
-/* How many blocks fast_split (and fast) give each row of this shape: 1 means no split. */
-int fast_slices(size_t rows, size_t cols, bool split);
+/* Whether fast takes fast_split for this many rows: fewer rows than SMs, on a GPU with clusters. */
+bool fast_takes_split(size_t rows, logit_dtype dtype);
 
 #ifdef __cplusplus
 }

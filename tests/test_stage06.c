@@ -1,6 +1,6 @@
 /* Stage 06 on the GPU: every variant against the fp64 top-K for row lengths from 1 to 128256 and K
  * from 1 to 1024 (and K = V), in float32, bf16 and fp16; rows full of ties, masked rows, huge
- * magnitudes; the same answer bit for bit on every run; and the split's workspace left clean. */
+ * magnitudes; the same answer bit for bit on every run; and fast's choice of the split for a batch of one. */
 #include <string.h>
 
 #include "../06_fused_topk/fused_topk.h"
@@ -10,10 +10,11 @@ static const topk_variant *const variants[] = {&unfused_topk_variant, &fused_top
                                                &fast_split_topk_variant, &fast_topk_variant};
 #define N_VARIANTS 5
 
-static void open_or_skip(void)
+static gpu_info open_or_skip(void)
 {
     gpu_info gpu;
     open_gpu_or_skip(&gpu);
+    return gpu;
 }
 
 /* Runs `v` on the case with fresh workspace and expects it to match the reference. The unfused
@@ -87,7 +88,7 @@ Test(stage06, many_rows)
 }
 
 /* Every logit equal: the answer is indices 0..K-1 with probability 1/V. Then logits from {0,1,2,3}:
- * thousands of ties per row, decided by index alone, across warps and across slices. */
+ * thousands of ties per row, decided by index alone, across warps and across blocks. */
 Test(stage06, rows_full_of_ties)
 {
     open_or_skip();
@@ -137,11 +138,11 @@ Test(stage06, huge_magnitudes)
     }
 }
 
-/* The same input, run many times: identical bits every time (no atomics decide the order). The
- * split's workspace is reused between runs, so this also checks the last block resets its count. */
+/* The same input, run many times: identical bits every time. The split's candidates reach their list
+ * in whatever order the atomics hand out slots; the sort after it must make that invisible. */
 Test(stage06, bitwise_identical_across_runs)
 {
-    open_or_skip();
+    const gpu_info gpu = open_or_skip();
     const topk_variant *const checked[] = {&fused_topk_variant, &fast_row_topk_variant, &fast_split_topk_variant};
     enum { K = 32 };
     topk_case c = topk_case_create(7, 262144, DTYPE_F32, (input_spec){DIST_NORMAL, -3.0, 3.0}, 971, K);
@@ -164,7 +165,7 @@ Test(stage06, bitwise_identical_across_runs)
         }
         cudaFree(workspace);
     }
-    cr_expect_gt(fast_slices(7, 262144, true), 1, "the split path was taken");
+    cr_expect(gpu.cc_major < 9 || topk_supports(&fast_split_topk_variant, &c, K), "fast_split ran on an sm_90 GPU");
     free(first_idx);
     free(first_prob);
     topk_case_destroy(&c);
@@ -173,14 +174,14 @@ Test(stage06, bitwise_identical_across_runs)
 /* A batch of one for every vocabulary of the benchmark, and fast picks the split for it. */
 Test(stage06, batch_of_one)
 {
-    open_or_skip();
+    const gpu_info gpu = open_or_skip();
     const size_t vocabularies[] = {50257, 128256, 262144};
     for (int i = 0; i < 3; i++) {
         topk_case c = topk_case_create(1, vocabularies[i], DTYPE_F32, (input_spec){DIST_UNIFORM, 0.0, 10.0},
                                        981 + (uint64_t)i, 1024);
         expect_all_pass(&c, 50, true, "batch 1");
         expect_all_pass(&c, 1024, true, "batch 1");
-        cr_expect_gt(fast_slices(1, vocabularies[i], true), 1);
+        cr_expect(gpu.cc_major < 9 || fast_takes_split(1, DTYPE_F32), "fast splits a batch of one on sm_90");
         topk_case_destroy(&c);
     }
 }
