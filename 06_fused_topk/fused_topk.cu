@@ -843,14 +843,15 @@ static __global__ void __launch_bounds__(FAST_THREADS, 8)
 // Here a row gets one thread block cluster (sm_90): 16 blocks of 256 threads on 16 SMs, which
 // wait for each other at a hardware barrier and read and write each other's shared memory.
 //   1. Each thread folds its logits (a 262144-float row is 16 vectors a thread, all loaded at once)
-//      into (m, d) and its maximum. Each group of lanes writes its maximum to its block's shared
-//      memory.
-//   2. cluster.sync(). Every block reads all the groups' maxima and finds the K-th largest, 8 bits
-//      at a time (block_kth_largest). The groups are distinct elements, so at least K logits
+//      into (m, d) and its maximum. Each group of lanes writes its maximum to the shared memory of
+//      every block of the cluster.
+//   2. Past a cluster barrier, every block has all the groups' maxima and finds the K-th largest,
+//      8 bits at a time, to 24 bits (block_kth_largest). The groups are distinct elements, so at least K logits
 //      reach it: it is a lower bound of the row's K-th largest, and a tight one, since there are
 //      at least 4K groups and few logits outside the top K reach it.
-//   3. Each thread reads its logits again (now from L1) and appends those >= bound to the list in
-//      the first block's shared memory (an atomic add on its count, across the cluster).
+//   3. Each thread compares its logits (still in registers) with the bound and appends those at or
+//      above it to the list in the first block's shared memory (an atomic add on its count, across
+//      the cluster).
 //   4. cluster.sync(). The first block ranks the candidates and writes the best K.
 // If the candidates overflow the list (a row full of ties), its first warp scans the whole row as
 // fast_row does: slower, and still exact.
@@ -879,21 +880,25 @@ static int split_group_lanes(int blocks, int k)
     return lanes;
 }
 
-// The K-th largest of n numbers held by the block, number t + j x SPLIT_THREADS in held[j] of
-// thread t, as ordered bits: a radix select, 8 bits at a time from the top. Round r counts in
-// counts[r] (zeros on entry), of the numbers that match the bits chosen so far, how many have each
-// value of the next 8 bits; then every warp walks the 256 counts down from the top until K is
-// reached. Each warp finds the same digit, so one barrier a round is all it takes.
 // Count d sits at d + d / 32: the 32 lanes reading digits 8 apart then hit 32 different banks.
 #define SKEWED_COUNTS (256 + 8)
 __device__ __forceinline__ int skewed(unsigned digit) { return (int)(digit + digit / 32); }
+
+// A lower bound of the K-th largest of n numbers held by the block, number t + j x SPLIT_THREADS
+// in held[j] of thread t, as ordered bits: a radix select, 8 bits at a time from the top, for the
+// top 24 bits. Round r counts in counts[r] (zeros on entry), of the numbers that match the bits
+// chosen so far, how many have each value of the next 8 bits; then each warp walks the 256 counts
+// down from the top until K is reached (each finds the same digit, so one barrier a round is all
+// it takes). The last 8 bits are left at 0, a value at most 2^-15 of itself below the K-th: a few
+// more logits reach it, for one round less.
+#define KTH_ROUNDS 3
 
 __device__ unsigned block_kth_largest(const unsigned (&held)[SPLIT_MAX_HELD], int n, int k,
                                       unsigned (*counts)[SKEWED_COUNTS])
 {
     const int lane = threadIdx.x % WARP_SIZE;
     unsigned prefix = 0, wanted = k; // the answer is the wanted-th largest of those matching prefix
-    for (int round = 0; round < 4; round++) {
+    for (int round = 0; round < KTH_ROUNDS; round++) {
         const int shift = 24 - 8 * round;
         const unsigned decided = round == 0 ? 0u : ~0u << (shift + 8); // the bits chosen so far
         // The numbers are close (maxima of one row): most of a warp's share one digit, and 32
@@ -979,9 +984,9 @@ static __global__ void __launch_bounds__(SPLIT_THREADS, 1)
 #if __CUDA_ARCH__ >= 900
     typedef logits16<T> vec;
     extern __shared__ rank_key area[]; // in the first block: the count, then the candidate list
-    __shared__ unsigned maxima[SPLIT_THREADS]; // this block's group maxima, as ordered bits
+    __shared__ unsigned maxima[SPLIT_MAX_BLOCKS * SPLIT_THREADS]; // every group's maximum, as ordered bits
     __shared__ online_stat warp_stats[SPLIT_THREADS / WARP_SIZE], block_stats[SPLIT_MAX_BLOCKS];
-    __shared__ unsigned counts[4][SKEWED_COUNTS]; // block_kth_largest's, a round each
+    __shared__ unsigned counts[KTH_ROUNDS][SKEWED_COUNTS]; // block_kth_largest's, a round each
     cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
     const int blocks = (int)cluster.num_blocks(), rank = (int)cluster.block_rank();
     const int lane = threadIdx.x % WARP_SIZE, warp = threadIdx.x / WARP_SIZE, t = threadIdx.x;
@@ -994,11 +999,14 @@ static __global__ void __launch_bounds__(SPLIT_THREADS, 1)
     unsigned *count = reinterpret_cast<unsigned *>(area);
     if (rank == 0 && t == 0)
         *count = 0;
-    for (int i = t; i < 4 * SKEWED_COUNTS; i += SPLIT_THREADS)
+    for (int i = t; i < KTH_ROUNDS * SKEWED_COUNTS; i += SPLIT_THREADS)
         counts[i / SKEWED_COUNTS][i % SKEWED_COUNTS] = 0;
+    cluster.barrier_arrive(); // this block has started (waited for before its shared memory is written)
 
     // 1. This thread's logits (its vectors of the block's slice; the head in the first block, the
-    //    tail in the last) into its statistic and maximum; each group's maximum into shared memory.
+    //    tail in the last) into its statistic and maximum; each group's maximum into the shared
+    //    memory of every block. A row of up to SPLIT_UNROLL vectors a thread stays in registers
+    //    for step 3; a longer one is read again there, a tile at a time.
     online_stat s = ONLINE_IDENTITY;
     float most = -INFINITY;
     if (head || tail) {
@@ -1007,8 +1015,9 @@ static __global__ void __launch_bounds__(SPLIT_THREADS, 1)
     }
     // Each group of FAST_GROUP logits costs one rescale test, as in fast_row.
     const int group = FAST_GROUP / vec::count;
+    const bool one_tile = end - first <= SPLIT_THREADS * SPLIT_UNROLL;
+    uint4 raw[SPLIT_UNROLL];
     for (int i0 = first + t; i0 < end; i0 += SPLIT_THREADS * SPLIT_UNROLL) {
-        uint4 raw[SPLIT_UNROLL];
         load_tile(raw, p, i0, end);
 #pragma unroll
         for (int g = 0; g < SPLIT_UNROLL; g += group) {
@@ -1023,22 +1032,27 @@ static __global__ void __launch_bounds__(SPLIT_THREADS, 1)
     }
     for (int offset = 1; offset < group_lanes; offset *= 2)
         most = fmaxf(most, __shfl_xor_sync(FULL_MASK, most, offset));
+    const int per_block = SPLIT_THREADS / group_lanes, groups = blocks * per_block;
+    cluster.barrier_wait(); // every block has started
     if (lane % group_lanes == 0)
-        maxima[t / group_lanes] = ordered_bits(most);
+        for (int b = 0; b < blocks; b++)
+            cluster.map_shared_rank(maxima, b)[rank * per_block + t / group_lanes] = ordered_bits(most);
+    cluster.barrier_arrive(); // this block's maxima are out; its statistic meanwhile
     s = warp_combine(s);
     if (lane == 0)
         warp_stats[warp] = s;
-    cluster.sync(); // every block's maxima are written, and its shared memory may be read
+    cluster.barrier_wait(); // every block's maxima are here
 
     // 2. The bound: the K-th largest of all the cluster's group maxima, found by every block.
-    const int per_block = SPLIT_THREADS / group_lanes, groups = blocks * per_block;
     unsigned held[SPLIT_MAX_HELD];
 #pragma unroll
     for (int j = 0; j < SPLIT_MAX_HELD; j++) {
         const int g = t + j * SPLIT_THREADS;
-        held[j] = g < groups ? cluster.map_shared_rank(maxima, g / per_block)[g % per_block] : 0;
+        held[j] = g < groups ? maxima[g] : 0;
     }
-    const float bound = from_ordered_bits(block_kth_largest(held, groups, k, counts));
+    // Below -inf's ordered bits lie only NaNs: a K-th largest of -inf leaves no bound.
+    const unsigned kth = block_kth_largest(held, groups, k, counts);
+    const float bound = kth < ordered_bits(-INFINITY) ? -INFINITY : from_ordered_bits(kth);
     if (warp == 0) { // the block's statistic, to the first block (warp_stats is complete: barriers since)
         const online_stat b = warp_combine(lane < SPLIT_THREADS / WARP_SIZE ? warp_stats[lane] : ONLINE_IDENTITY);
         if (lane == 0)
@@ -1053,8 +1067,8 @@ static __global__ void __launch_bounds__(SPLIT_THREADS, 1)
         append_at_least(v, edge, bound, list, list_count, capacity);
     }
     for (int i0 = first + t; i0 < end; i0 += SPLIT_THREADS * SPLIT_UNROLL) {
-        uint4 raw[SPLIT_UNROLL];
-        load_tile(raw, p, i0, end);
+        if (!one_tile)
+            load_tile(raw, p, i0, end);
 #pragma unroll
         for (int g = 0; g < SPLIT_UNROLL; g += group) {
             if (!(vec::template largest<group>(raw + g) >= bound))
@@ -1077,8 +1091,8 @@ static __global__ void __launch_bounds__(SPLIT_THREADS, 1)
 
     // 4. The first block: the row's statistic, then the best K of the candidates. Keys are
     //    unique, so a candidate's place in the answer is how many candidates beat it: with no
-    //    more candidates than threads (the usual case, some K + 10), each thread counts for its
-    //    own and writes it if it is among the K, with no sort at all. More, the block sorts them.
+    //    more candidates than threads (the usual case, some K + 10), a team of lanes counts for
+    //    each and writes it if it is among the K, with no sort at all. More, the block sorts them.
     // The butterfly leaves the lanes' totals a rounding apart (each adds the pair in its own
     // order), and any thread may write any place: every one uses lane 0's.
     const online_stat combined = warp_combine(lane < blocks ? block_stats[lane] : ONLINE_IDENTITY);
@@ -1086,15 +1100,18 @@ static __global__ void __launch_bounds__(SPLIT_THREADS, 1)
     const int n = (int)*count;
     rank_key *mine = area + 1;
     if (n <= SPLIT_THREADS) {
-        if (t < n) {
-            const rank_key key = mine[t];
-            int place = 0;
-#pragma unroll 4
-            for (int j = 0; j < n; j++)
-                place += mine[j] > key;
-            if (place < k)
-                write_entry(key, place, total, row, k, indices, probs);
-        }
+        int team = WARP_SIZE; // lanes that share the count for one candidate: as many as fit
+        while (team > 1 && team * n > SPLIT_THREADS)
+            team /= 2;
+        const int c = t / team;
+        const rank_key key = c < n ? mine[c] : 0;
+        int place = 0;
+        for (int j = t % team; j < n && c < n; j += team)
+            place += mine[j] > key;
+        for (int offset = team / 2; offset > 0; offset /= 2)
+            place += __shfl_xor_sync(FULL_MASK, place, offset);
+        if (c < n && t % team == 0 && place < k)
+            write_entry(key, place, total, row, k, indices, probs);
         return;
     }
     if (n <= (int)capacity) {
@@ -1167,6 +1184,8 @@ static int split_blocks(void)
     static int blocks;
     if (!blocks) {
         CUDA_CHECK(cudaFuncSetAttribute(fast_split_kernel<T>, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+        CUDA_CHECK(cudaFuncSetAttribute(fast_split_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        (int)split_shared_bytes(CLI_MAX_K)));
         cudaLaunchAttribute cluster;
         const cudaLaunchConfig_t config = split_config(1, SPLIT_MAX_BLOCKS, CLI_MAX_K, &cluster);
         int fit = 0;

@@ -50,6 +50,14 @@ END {
     r = topk_row("k_sweep", "fast", "float32", V, 1024)
     printf "- 8192 × 50257 float32, K = 1024, fast (to report): %s ms, %s %% of the read ceiling, %s over unfused.\n", \
         num(val[r, "median_ms"], "%.3f"), num(val[r, "pct_ceiling"], "%.1f"), relative(r, "speedup")
+    # PyTorch's rows, where torch_topk.py added them to the CSV.
+    for (i = 1; i <= 2; i++) {
+        kk = i == 1 ? 10 : 50
+        t = topk_row("workload", "torch", "float32", V, kk); x = topk_row("workload", "fast", "float32", V, kk)
+        if (t && x)
+            printf "- 8192 × 50257 float32, K = %d, torch.topk(torch.softmax(x)) (to report): %s ms; fast is %.1f× faster.\n", \
+                kk, num(val[t, "median_ms"], "%.3f"), val[t, "median_ms"] / val[x, "median_ms"]
+    }
     split("50257 128256 262144", vocab, " ")
     for (i = 1; i <= 3; i++)
         goal("batch 1, V = " vocab[i] ", K = 50, fast", topk_row("batch1", "fast", "float32", vocab[i], 50), 0, 0.008)

@@ -13,5 +13,6 @@ set bmargin 5
 
 draw = 'plot data using "k":(sweep("unfused")) with linespoints pt 7 lc rgb "#888888" title "unfused (softmax, sort, take K)", \
             data using "k":(sweep("fused")) with linespoints pt 5 lc rgb "#aa5500" title "fused (warp per row, K <= 32)", \
-            data using "k":(sweep("fast")) with linespoints pt 9 lc rgb "#0055aa" title "fast"'
+            data using "k":(sweep("fast")) with linespoints pt 9 lc rgb "#0055aa" title "fast", \
+            data using "k":(sweep("torch")) with linespoints pt 3 lc rgb "#aa0055" title "torch.topk(torch.softmax(x))"'
 load "plots/style.gp"

@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+"""What a framework does, measured beside the C program: torch.topk(torch.softmax(x), k).
+
+Optional; the C program never needs it. It reads a CSV that ./run wrote, rebuilds the exact logits
+of every `unfused` row from the row's seed (the same generator as common/inputs.c), runs PyTorch on
+them, checks the answer against an fp64 top-K with the course's tie rule (ties to the lower index),
+times it the way the C program does (CUDA events, L2 flushed before each run, median), and appends
+a `torch` row for each to the same CSV, against the ceiling that run measured.
+
+    ./run --csv results.csv && python3 torch_topk.py --csv results.csv
+"""
+import argparse
+import sys
+
+import numpy as np
+
+VERIFY_RTOL, VERIFY_ATOL = 1e-4, 1e-30  # common/verify.h
+SIZES = {"float32": 4, "bf16": 2, "fp16": 2}
+
+
+def fail(message):
+    print(f"torch_topk.py: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+def uniform_logits(seed, n, lo, hi, chunk=1 << 24):
+    """common/inputs.c's splitmix64 stream as float32 uniform in [lo, hi): element i is drawn from
+    state seed + (i + 1) * golden, so the stream is computed in chunks, all at once."""
+    golden, c1, c2 = np.uint64(0x9E3779B97F4A7C15), np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
+    out = np.empty(n, dtype=np.float32)
+    with np.errstate(over="ignore"):
+        for start in range(0, n, chunk):
+            z = np.uint64(seed) + (np.arange(start, min(n, start + chunk), dtype=np.uint64) + np.uint64(1)) * golden
+            z = (z ^ (z >> np.uint64(30))) * c1
+            z = (z ^ (z >> np.uint64(27))) * c2
+            z ^= z >> np.uint64(31)
+            unit = (z >> np.uint64(11)).astype(np.float64) * 2.0**-53
+            out[start:start + chunk] = (lo + (hi - lo) * unit).astype(np.float32)
+    return out
+
+
+def read_csv(path):
+    header, rows, columns = [], [], None
+    with open(path) as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if line.startswith("#"):
+                header.append(line)
+            elif columns is None:
+                columns = line.split(",")
+            elif line:
+                rows.append(dict(zip(columns, line.split(","))))
+    if columns is None or "variant" not in columns:
+        fail(f"{path} is not a CSV written by 06_fused_topk/run --csv")
+    ceiling = [h for h in header if h.startswith("# ceiling: read")]
+    if not ceiling:
+        fail(f"{path} has no '# ceiling: read' line")
+    return columns, rows, float(ceiling[0].split(")")[1].split("GB/s")[0])
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--csv", required=True, help="a CSV written by 06_fused_topk/run --csv; torch rows are appended")
+    parser.add_argument("--iters", type=int, default=100)
+    parser.add_argument("--warmup", type=int, default=10)
+    args = parser.parse_args()
+    try:
+        import torch
+    except ImportError as e:
+        fail(f"PyTorch is not importable ({e}); the C program does not need it")
+    if not torch.cuda.is_available():
+        fail("PyTorch sees no CUDA device")
+
+    columns, rows, ceiling_gbps = read_csv(args.csv)
+    torch_dtype = {"float32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}
+    l2 = torch.cuda.get_device_properties(0).L2_cache_size
+    flush = torch.empty(2 * l2, dtype=torch.uint8, device="cuda")
+    cache = {}
+    out_rows = []
+    print(f"{'rows x V':>12} {'dtype':7} {'K':>5}  variant  median ms   GB/s  % read  idx err  check  speedup")
+    for r in rows:
+        if r["variant"] != "unfused" or r["dist"] != "uniform":
+            continue  # one torch row per case; only the uniform generator is rebuilt here
+        n_rows, cols, k = int(r["rows"]), int(r["cols"]), int(r["k"])
+        key = (r["seed"], n_rows, cols, r["lo"], r["hi"], r["dtype"])
+        if key not in cache:
+            cache.clear()  # one case at a time: 8192 x 50257 logits are 1.6 GB
+            x32 = uniform_logits(int(r["seed"]), n_rows * cols, float(r["lo"]), float(r["hi"]))
+            x = torch.from_numpy(x32).view(n_rows, cols).cuda().to(torch_dtype[r["dtype"]])
+            xd = x.double()  # the logits as the kernels see them, widened exactly
+            m = xd.max(dim=1, keepdim=True).values
+            d = torch.exp(xd - m).sum(dim=1, keepdim=True)
+            order = torch.sort(xd, dim=1, descending=True, stable=True).indices  # ties: lower index first
+            cache[key] = (x, xd, m, d, order)
+        x, xd, m, d, order = cache[key]
+
+        def run():
+            return torch.topk(torch.softmax(x, dim=-1, dtype=torch.float32), k, dim=-1)
+
+        probs, idx = run()
+        ref_idx = order[:, :k]
+        ref_prob = (torch.exp(xd.gather(1, ref_idx) - m) / d)
+        index_errors = int((idx != ref_idx).sum())
+        p = probs.double()
+        finite = torch.isfinite(p)
+        abs_err = (p - ref_prob).abs()
+        prob_failures = int((~finite | (abs_err > VERIFY_RTOL * ref_prob.abs() + VERIFY_ATOL)).sum())
+        rel = abs_err[finite & (ref_prob.abs() >= VERIFY_ATOL)] / ref_prob.abs()[finite & (ref_prob.abs() >= VERIFY_ATOL)]
+        nonfinite = int((~finite).sum())
+        max_abs = float("nan") if nonfinite else float(abs_err.max())
+        max_rel = float("nan") if nonfinite else float(rel.max()) if rel.numel() else 0.0
+
+        with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
+            run()
+            torch.cuda.synchronize()
+        launches = sum(1 for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA)
+
+        for _ in range(args.warmup):
+            flush.zero_()
+            run()
+        starts = [torch.cuda.Event(enable_timing=True) for _ in range(args.iters)]
+        stops = [torch.cuda.Event(enable_timing=True) for _ in range(args.iters)]
+        for i in range(args.iters):
+            flush.zero_()
+            starts[i].record()
+            run()
+            stops[i].record()
+        torch.cuda.synchronize()
+        ms = np.array([s.elapsed_time(e) for s, e in zip(starts, stops)])
+        median = float(np.median(ms))
+        gbps = n_rows * cols * SIZES[r["dtype"]] / (median * 1e-3) / 1e9
+        ok = index_errors == 0 and prob_failures == 0
+        # A lower bound of its bytes: the logits read, the fp32 softmax written and read again, K pairs.
+        bytes_per_row = cols * (SIZES[r["dtype"]] + 8) + 8 * k
+        out = dict(r, variant="torch", median_ms=f"{median:.6f}", min_ms=f"{ms.min():.6f}", max_ms=f"{ms.max():.6f}",
+                   gbps=f"{gbps:.1f}", pct_ceiling=f"{100 * gbps / ceiling_gbps:.2f}", ceiling_gbps=f"{ceiling_gbps:.1f}",
+                   bytes_per_row=f"{bytes_per_row}", launches=f"{launches}", index_errors=f"{index_errors}",
+                   max_abs_err=f"{max_abs:.3e}", max_rel_err=f"{max_rel:.3e}", nonfinite=f"{nonfinite}",
+                   result="PASS" if ok else "FAIL", baseline="unfused", baseline_ms=r["median_ms"])
+        out_rows.append(out)
+        shape = f"{n_rows}x{cols}" if n_rows > 1 else f"{cols}"
+        print(f"{shape:>12} {r['dtype']:7} {k:>5}  torch   {median:9.4f} {gbps:6.0f} {100 * gbps / ceiling_gbps:6.1f}% "
+              f"{index_errors:8d}  {'PASS' if ok else 'FAIL'}  {float(r['median_ms']) / median:6.2f}x")
+
+    with open(args.csv, "a") as f:
+        for out in out_rows:
+            f.write(",".join(out[c] for c in columns) + "\n")
+    print(f"{len(out_rows)} torch rows appended to {args.csv}; FAIL marks where torch's order differs from the "
+          "exact one (it ranks rounded fp32 probabilities, see README.md)")
+
+
+if __name__ == "__main__":
+    main()
