@@ -23,10 +23,11 @@
 //        ./run --input logits.npy --output answer --k 50
 //
 // Measured on an H200 (plots/data/06_fused_topk.csv; EXPERIMENTS.md, Experiment 6): 8192 x 50257
-//   float32, K = 10: unfused 22.8 ms, fused 2.54 ms (8.98x), fast 0.392 ms (58.1x, 93.4 % of the
-//   read ceiling). K = 1: 0.374 ms (98.0 %). K = 50: 0.473 ms (77.4 %; the goal of 90 % is not met).
-//   K = 256: 1.21 ms. bf16, K = 10: 0.259 ms (71 %; goal 85 %). A batch of one, K = 50: 12.4 to
-//   14.5 us (goal 8 us, not met). README.md has each step of the way and what limits it now.
+//   float32, K = 10: unfused 22.6 ms, torch.topk(torch.softmax(x)) 6.23 ms, fused 2.52 ms (8.97x
+//   over unfused), fast 0.399 ms (56.6x, 94.0 % of the read ceiling; 15.6x faster than torch).
+//   K = 1: 0.383 ms (97.9 %). K = 50: 0.470 ms (79.8 %; the goal of 90 % is not met). K = 256:
+//   1.21 ms. bf16, K = 10: 0.260 ms (72 %; goal 85 %). A batch of one, K = 50: 11.9 to 12.9 us
+//   (goal 8 us, not met). README.md has each step of the way and what limits it now.
 #include <cooperative_groups.h>
 #include <cub/cub.cuh>
 #include <cuda_bf16.h>
@@ -511,7 +512,7 @@ __device__ __forceinline__ online_stat online_stat_add_n(online_stat s, const fl
 }
 
 // The warp keeps its best `kept` candidates (K rounded up to a power of two) sorted at the front of
-// its buffer and appends new ones after them. Once max(32, kept/2) new ones have piled up, it sorts
+// its buffer and appends new ones after them. Once max(48, kept/2) new ones have piled up, it sorts
 // only those and merges the two lists (warp_keep_best). Sooner means more, smaller sorts; later, a
 // threshold that lags, so more steps append (README.md has what the alternatives measured).
 static __host__ __device__ int warp_kept(int k)
@@ -522,8 +523,14 @@ static __host__ __device__ int warp_kept(int k)
     return kept;
 }
 
-// How many new candidates pile up before the warp merges them: max(32, kept/2).
-static __host__ __device__ int warp_merge_after(int kept) { return kept / 2 > WARP_SIZE ? kept / 2 : WARP_SIZE; }
+// How many new candidates pile up before the warp merges them: max(48, kept/2). With the step that
+// crosses the mark, that is usually under 64, the batch that sorts in registers (32 and 56 measured
+// 1-2 % slower at K = 10 to 64).
+#define MERGE_AFTER_AT_LEAST 48
+static __host__ __device__ int warp_merge_after(int kept)
+{
+    return kept / 2 > MERGE_AFTER_AT_LEAST ? kept / 2 : MERGE_AFTER_AT_LEAST;
+}
 
 static __host__ __device__ int warp_new_at_most(int k, int per_lane)
 {

@@ -9,7 +9,7 @@ set ylabel "median ms (log scale)"
 set logscale xy
 set xrange [0.7:1500]
 set key below horizontal
-set bmargin 5
+set bmargin 6
 
 draw = 'plot data using "k":(sweep("unfused")) with linespoints pt 7 lc rgb "#888888" title "unfused (softmax, sort, take K)", \
             data using "k":(sweep("fused")) with linespoints pt 5 lc rgb "#aa5500" title "fused (warp per row, K <= 32)", \
