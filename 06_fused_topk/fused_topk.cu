@@ -852,10 +852,11 @@ static __global__ void __launch_bounds__(FAST_THREADS, 8)
 //   1. Each thread folds its logits (a 262144-float row is 16 vectors a thread, all loaded at once)
 //      into (m, d) and its maximum. Each group of lanes writes its maximum to the shared memory of
 //      every block of the cluster.
-//   2. Past a cluster barrier, every block has all the groups' maxima and finds the K-th largest,
-//      8 bits at a time, to 24 bits (block_kth_largest). The groups are distinct elements, so at least K logits
-//      reach it: it is a lower bound of the row's K-th largest, and a tight one, since there are
-//      at least 4K groups and few logits outside the top K reach it.
+//   2. Past a cluster barrier, every block has all the groups' maxima and finds their K-th
+//      largest, 8 bits at a time, to 24 bits (block_kth_largest). The groups are distinct
+//      elements, so at least K logits reach it: it is a lower bound of the row's K-th largest,
+//      and a tight one, since there are at least 4K groups and few logits outside the top K
+//      reach it.
 //   3. Each thread compares its logits (still in registers) with the bound and appends those at or
 //      above it to the list in the first block's shared memory (an atomic add on its count, across
 //      the cluster).
@@ -866,7 +867,7 @@ static __global__ void __launch_bounds__(FAST_THREADS, 8)
 #define SPLIT_THREADS 256    // a block: 8 warps (fewer warps, cheaper barriers and per-warp work)
 #define SPLIT_UNROLL 16      // 16-byte loads in flight per thread: a 262144-float row at once
 #define SPLIT_MAX_BLOCKS 16  // blocks in a cluster where the GPU allows it (else 8)
-#define SPLIT_MAX_HELD 16    // group maxima a thread holds for the bound: up to 16 blocks x 1024 of them
+#define SPLIT_MAX_HELD 16    // group maxima a thread holds for the bound: 16 x 256 groups of one lane at most
 
 // The candidate list: room for 4K candidates and at least 4096 (ties at the bound: 262144 bf16
 // logits from [0, 10] have some 800 at the 50th largest value), and for fast_row's buffer.
