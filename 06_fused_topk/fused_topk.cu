@@ -511,6 +511,19 @@ __device__ __forceinline__ online_stat online_stat_add_n(online_stat s, const fl
     return s;
 }
 
+// G vectors of logits unpacked into v and folded into the statistic: one rescale test for all of
+// them. Returns their largest logit.
+template <typename T, int G>
+__device__ __forceinline__ float fold_group(online_stat &s, const uint4 *raw, float (&v)[G][logits16<T>::count])
+{
+#pragma unroll
+    for (int u = 0; u < G; u++)
+        logits16<T>::unpack(raw[u], v[u]);
+    const float most = logits16<T>::template largest<G>(raw);
+    s = online_stat_add_n(s, v, most);
+    return most;
+}
+
 // The warp keeps its best `kept` candidates (K rounded up to a power of two) sorted at the front of
 // its buffer and appends new ones after them. Once max(48, kept/2) new ones have piled up, it sorts
 // only those and merges the two lists (warp_keep_best). Sooner means more, smaller sorts; later, a
@@ -777,11 +790,7 @@ __device__ void warp_offer_row(warp_candidates &w, online_stat &s, const T *xr, 
 #pragma unroll
         for (int g = 0; g < FAST_UNROLL; g += group) {
             float v[group][vec::count];
-#pragma unroll
-            for (int u = 0; u < group; u++)
-                vec::unpack(raw[g + u], v[u]);
-            const float most = vec::template largest<group>(raw + g);
-            s = online_stat_add_n(s, v, most);
+            const float most = fold_group<T, group>(s, raw + g, v);
             if (__any_sync(FULL_MASK, !(most <= w.threshold))) {
 #pragma unroll
                 for (int u = 0; u < group; u++) {
@@ -1004,6 +1013,7 @@ static __global__ void __launch_bounds__(SPLIT_THREADS, 1)
     const int first = slice_start(p, rank, blocks), end = slice_start(p, rank + 1, blocks);
     const bool head = rank == 0 && t < p.head, tail = rank == blocks - 1 && p.tail + t < (int)cols;
     const int edge = head ? t : p.tail + t; // the index of this thread's head or tail logit
+    const float edge_logit = head || tail ? logit_to_float(p.logits[edge]) : -INFINITY;
     unsigned *count = reinterpret_cast<unsigned *>(area);
     if (rank == 0 && t == 0)
         *count = 0;
@@ -1018,7 +1028,7 @@ static __global__ void __launch_bounds__(SPLIT_THREADS, 1)
     online_stat s = ONLINE_IDENTITY;
     float most = -INFINITY;
     if (head || tail) {
-        most = logit_to_float(p.logits[edge]);
+        most = edge_logit;
         s = online_stat_add(s, most);
     }
     // Each group of FAST_GROUP logits costs one rescale test, as in fast_row.
@@ -1030,12 +1040,7 @@ static __global__ void __launch_bounds__(SPLIT_THREADS, 1)
 #pragma unroll
         for (int g = 0; g < SPLIT_UNROLL; g += group) {
             float v[group][vec::count];
-#pragma unroll
-            for (int u = 0; u < group; u++)
-                vec::unpack(raw[g + u], v[u]);
-            const float vmax = vec::template largest<group>(raw + g);
-            s = online_stat_add_n(s, v, vmax);
-            most = fmaxf(most, vmax);
+            most = fmaxf(most, fold_group<T, group>(s, raw + g, v));
         }
     }
     for (int offset = 1; offset < group_lanes; offset *= 2)
@@ -1071,7 +1076,7 @@ static __global__ void __launch_bounds__(SPLIT_THREADS, 1)
     rank_key *list = cluster.map_shared_rank(area + 1, 0);
     unsigned *list_count = cluster.map_shared_rank(count, 0);
     if (head || tail) {
-        const float v[1] = {logit_to_float(p.logits[edge])};
+        const float v[1] = {edge_logit};
         append_at_least(v, edge, bound, list, list_count, capacity);
     }
     for (int i0 = first + t; i0 < end; i0 += SPLIT_THREADS * SPLIT_UNROLL) {

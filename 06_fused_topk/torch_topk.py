@@ -100,13 +100,14 @@ def main():
 
         probs, idx = run()
         ref_idx = order[:, :k]
-        ref_prob = (torch.exp(xd.gather(1, ref_idx) - m) / d)
+        ref_prob = torch.exp(xd.gather(1, ref_idx) - m) / d
         index_errors = int((idx != ref_idx).sum())
         p = probs.double()
         finite = torch.isfinite(p)
         abs_err = (p - ref_prob).abs()
         prob_failures = int((~finite | (abs_err > VERIFY_RTOL * ref_prob.abs() + VERIFY_ATOL)).sum())
-        rel = abs_err[finite & (ref_prob.abs() >= VERIFY_ATOL)] / ref_prob.abs()[finite & (ref_prob.abs() >= VERIFY_ATOL)]
+        measured = finite & (ref_prob.abs() >= VERIFY_ATOL)  # where a relative error means something
+        rel = abs_err[measured] / ref_prob.abs()[measured]
         nonfinite = int((~finite).sum())
         max_abs = float("nan") if nonfinite else float(abs_err.max())
         max_rel = float("nan") if nonfinite else float(rel.max()) if rel.numel() else 0.0
