@@ -23,10 +23,10 @@
 //        ./run --input logits.npy --output answer --k 50
 //
 // Measured on an H200 (plots/data/06_fused_topk.csv; EXPERIMENTS.md, Experiment 6): 8192 x 50257
-//   float32, K = 10: unfused 22.6 ms, torch.topk(torch.softmax(x)) 6.23 ms, fused 2.52 ms (8.97x
-//   over unfused), fast 0.399 ms (56.6x, 94.0 % of the read ceiling; 15.6x faster than torch).
-//   K = 1: 0.383 ms (97.9 %). K = 50: 0.470 ms (79.8 %; the goal of 90 % is not met). K = 256:
-//   1.21 ms. bf16, K = 10: 0.260 ms (72 %; goal 85 %). A batch of one, K = 50: 11.9 to 12.9 us
+//   float32, K = 10: unfused 22.8 ms, torch.topk(torch.softmax(x)) 6.30 ms, fused 2.54 ms (8.98x
+//   over unfused), fast 0.391 ms (58.4x, 94.0 % of the read ceiling; 16.1x faster than torch).
+//   K = 1: 0.374 ms (98.1 %). K = 50: 0.463 ms (79.3 %; the goal of 90 % is not met). K = 256:
+//   1.21 ms. bf16, K = 10: 0.246 ms (75 %; goal 85 %). A batch of one, K = 50: 11.9 to 12.9 us
 //   (goal 8 us, not met). README.md has each step of the way and what limits it now.
 #include <cooperative_groups.h>
 #include <cub/cub.cuh>
@@ -311,9 +311,10 @@ static int fused_topk(const void *x, logit_dtype dtype, size_t rows, size_t cols
 //   - every element compared with the lane's own K-th best, which stays low for long (a lane has
 //     seen few elements), and an insertion that costs K selects per hit: here the 32 lanes share
 //     one threshold, the K-th best the warp has seen, and one candidate buffer in shared memory, so
-//     once the threshold has risen a group of 16 logits a lane costs one compare of their largest
-//     and one vote, beside the exps that the statistic needs anyway (one FMA and one ex2 a logit);
-//     a lane that has a candidate appends it itself, with an atomic add on the buffer's fill count;
+//     once the threshold has risen a chunk of FAST_UNROLL vectors a lane costs one compare of
+//     their largest and one vote, beside the exps that the statistic needs anyway (one FMA and one
+//     ex2 a logit); a lane that has a candidate appends it itself, with an atomic add on the
+//     buffer's fill count;
 //   - K in registers, so K is small and fixed at compile time: here K is a runtime number up to
 //     1024 (the buffer is sized for it at launch).
 // It keeps fused's warp per row. A warp that sees the whole row raises its threshold once; the
@@ -330,8 +331,10 @@ static int fused_topk(const void *x, logit_dtype dtype, size_t rows, size_t cols
 
 #define FAST_WARPS 4 // warps in a block, each with its own row
 #define FAST_THREADS (FAST_WARPS * WARP_SIZE)
-#define FAST_UNROLL 4 // 16-byte loads in flight per lane (8 for 16-bit logits: fewer warps, 1.5x slower)
-#define FAST_GROUP 16 // logits of a lane that share one rescale test and one vote
+// 16-byte loads in flight per lane (8 for 16-bit logits: fewer warps, 1.5x slower). They share one
+// rescale test and one vote: 16 float32 or 32 16-bit logits a lane (32 16-bit logits in two halves,
+// each with its own test and vote, were 1.07x slower).
+#define FAST_UNROLL 4
 
 template <int N>
 __device__ __forceinline__ float largest(const float (&v)[N])
@@ -747,9 +750,8 @@ __device__ __forceinline__ void warp_step(warp_candidates &w, online_stat &s, co
 
 // One warp offers a whole row, in index order: head, body, tail. Read once, so the loads ask L2
 // to evict the lines first. The body goes a chunk at a time, FAST_UNROLL vectors a lane, all
-// loaded before any is used; a chunk of whole vectors needs no bounds test, and each group of
-// FAST_GROUP logits a lane in it costs one rescale test and one vote. What is left of the body
-// goes a vector a lane.
+// loaded before any is used; a chunk of whole vectors needs no bounds test, and costs one rescale
+// test and one vote. What is left of the body goes a vector a lane.
 // Within a chunk the vectors are offered one after another, and vector u + 1 of every lane comes
 // after vector u of every lane in the row: the warp still offers the row in index order.
 template <typename T>
@@ -757,26 +759,25 @@ __device__ void warp_offer_row(warp_candidates &w, online_stat &s, const T *xr, 
 {
     typedef logits16<T> vec;
     const int lane = threadIdx.x % WARP_SIZE, chunk = FAST_UNROLL * WARP_SIZE;
-    const int group = FAST_GROUP / vec::count; // vectors that share a rescale test and a vote
     const row_parts<T> p = split_row(xr, cols);
     {
         const bool have = lane < p.head;
         const float v[1][1] = {{have ? logit_to_float(xr[lane]) : 0.0f}};
         warp_step(w, s, v, lane, have);
     }
-    // A first threshold, from the first group's lanes. The group is read again by the loop below:
-    // taking the threshold inside the loop, at its first group, made ptxas spill registers there.
+    // A first threshold, from the first chunk's lanes. The chunk is read again by the loop below:
+    // taking the threshold inside the loop, at its first chunk, made ptxas spill registers there.
     if (w.k <= 2 * WARP_SIZE && chunk <= p.vectors) {
-        uint4 raw[group];
+        uint4 raw[FAST_UNROLL];
 #pragma unroll
-        for (int u = 0; u < group; u++)
+        for (int u = 0; u < FAST_UNROLL; u++)
             raw[u] = p.body[u * WARP_SIZE + lane];
         if (w.k <= WARP_SIZE) {
-            const float best[1] = {vec::template largest<group>(raw)};
+            const float best[1] = {vec::template largest<FAST_UNROLL>(raw)};
             warp_threshold_from_lanes(w, best);
         } else {
             float best[2];
-            largest_two<T, group>(raw, best);
+            largest_two<T, FAST_UNROLL>(raw, best);
             warp_threshold_from_lanes(w, best);
         }
     }
@@ -787,16 +788,13 @@ __device__ void warp_offer_row(warp_candidates &w, online_stat &s, const T *xr, 
 #pragma unroll
         for (int u = 0; u < FAST_UNROLL; u++)
             raw[u] = __ldcs(at + u * WARP_SIZE);
+        float v[FAST_UNROLL][vec::count];
+        const float most = fold_group<T, FAST_UNROLL>(s, raw, v);
+        if (__any_sync(FULL_MASK, !(most <= w.threshold))) {
 #pragma unroll
-        for (int g = 0; g < FAST_UNROLL; g += group) {
-            float v[group][vec::count];
-            const float most = fold_group<T, group>(s, raw + g, v);
-            if (__any_sync(FULL_MASK, !(most <= w.threshold))) {
-#pragma unroll
-                for (int u = 0; u < group; u++) {
-                    const int i = i0 + (g + u) * WARP_SIZE + lane;
-                    warp_offer(w, v[u], largest(v[u]), p.head + i * vec::count, true);
-                }
+            for (int u = 0; u < FAST_UNROLL; u++) {
+                const int i = i0 + u * WARP_SIZE + lane;
+                warp_offer(w, v[u], largest(v[u]), p.head + i * vec::count, true);
             }
         }
     }
@@ -829,8 +827,9 @@ __device__ void write_topk(const rank_key *sorted, online_stat s, size_t row, in
 }
 
 // The loads in flight come from the warps: 8 blocks of 4 warps an SM need at most 64 registers a
-// thread, which the kernel fits in with no spills (4 bytes for fp16 logits). Left free, ptxas takes 56 with a few spills for
-// 16-bit logits (1 to 3 % slower); capped at 6 blocks (72 registers) it is 1.14x slower.
+// thread, which the kernel fits in with no spills (40 bytes for fp16 logits). Left free, ptxas
+// takes 56 with a few spills for 16-bit logits (1 to 3 % slower); capped at 6 blocks (72
+// registers) it is 1.14x slower.
 template <typename T>
 static __global__ void __launch_bounds__(FAST_THREADS, 8)
     fast_row_kernel(const T *__restrict__ x, size_t rows, size_t cols, int k, int *__restrict__ indices,
@@ -1031,8 +1030,8 @@ static __global__ void __launch_bounds__(SPLIT_THREADS, 1)
         most = edge_logit;
         s = online_stat_add(s, most);
     }
-    // Each group of FAST_GROUP logits costs one rescale test, as in fast_row.
-    const int group = FAST_GROUP / vec::count;
+    // Every FAST_UNROLL vectors cost one rescale test, as a chunk of fast_row does.
+    const int group = FAST_UNROLL;
     const bool one_tile = end - first <= SPLIT_THREADS * SPLIT_UNROLL;
     uint4 raw[SPLIT_UNROLL];
     for (int i0 = first + t; i0 < end; i0 += SPLIT_THREADS * SPLIT_UNROLL) {
