@@ -25,8 +25,8 @@
 //        ./run --n 100M --variant fused_seed
 //
 // Measured on an H200 (plots/data/03_fused3kernel.csv; EXPERIMENTS.md, Experiment 3), speedup
-//   over multipass in the same run: fused_seed 1.61x at 100K, 0.99x at 10M, 0.86x at 100M (the
-//   regression); fused 1.39x, 1.16x, 1.14x. n = 100M: fused 1.125 ms = 16.9 % of the copy ceiling,
+//   over multipass in the same run: fused_seed 1.78x at 100K, 0.97x at 10M, 0.86x at 100M (the
+//   regression); fused 1.52x, 1.14x, 1.14x. n = 100M: fused 1.117 ms = 16.9 % of the copy ceiling,
 //   held back by the two shared-memory trees of block_stats_kernel (README.md).
 #include "../02_multipass/block_reduce.cuh"
 #include "../common/check.h"

@@ -23,11 +23,12 @@
 //        ./run --input logits.npy --output answer --k 50
 //
 // Measured on an H200 (plots/data/06_fused_topk.csv; EXPERIMENTS.md, Experiment 6): 8192 x 50257
-//   float32, K = 10: unfused 22.8 ms, torch.topk(torch.softmax(x)) 6.30 ms, fused 2.54 ms (8.98x
-//   over unfused), fast 0.391 ms (58.4x, 94.0 % of the read ceiling; 16.1x faster than torch).
-//   K = 1: 0.374 ms (98.1 %). K = 50: 0.463 ms (79.3 %; the goal of 90 % is not met). K = 256:
-//   1.21 ms. bf16, K = 10: 0.246 ms (75 %; goal 85 %). A batch of one, K = 50: 11.9 to 12.9 us
-//   (goal 8 us, not met). README.md has each step of the way and what limits it now.
+//   float32, K = 10: unfused 22.6 ms, torch.topk(torch.softmax(x)) 6.23 ms, fused 2.52 ms (8.97x
+//   over unfused), fast 0.399 ms (56.6x, 93.6 % of the read ceiling; 15.6x faster than torch).
+//   K = 1: 0.383 ms (97.5 %). K = 50: 0.468 ms (79.7 %; the goal of 90 % is not met). K = 256:
+//   1.21 ms (30.7 %; goal 70 %). bf16, K = 10: 0.226 ms (82.6 %; goal 85 %). A batch of one,
+//   K = 50: 11.6 to 12.8 us (goal 8 us, not met). README.md has each step of the way and what
+//   limits it now.
 #include <cooperative_groups.h>
 #include <cub/cub.cuh>
 #include <cuda_bf16.h>

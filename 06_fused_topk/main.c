@@ -50,9 +50,9 @@ static int experiment(const topk_stage *st, topk_case *c, const topk_variant *co
 
 static void title(const topk_stage *st, const char *what)
 {
-    printf("%s\n(median of %d runs after %d warm-up, L2 flushed before each; GB/s: the logits' bytes, "
-           "read once; speedup over the first row)\n",
-           what, st->opts.iters, st->opts.warmup);
+    printf("%s\n(%s, L2 flushed before each; GB/s: the logits' bytes, read once; speedup over the first "
+           "row)\n",
+           what, gpu_timing_method(st->opts.warmup, st->opts.iters));
     topk_table_header(true);
 }
 

@@ -119,9 +119,17 @@ def main():
                 torch.cuda.synchronize()
         launches = sum(1 for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA)
 
-        for _ in range(args.warmup):
-            flush.zero_()
-            run()
+        # The C program's warm-up: --warmup runs at a time until they have taken 100 ms of GPU time.
+        warm_start, warm_now = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        warm_start.record()
+        while args.warmup > 0:
+            for _ in range(args.warmup):
+                flush.zero_()
+                run()
+            warm_now.record()
+            warm_now.synchronize()
+            if warm_start.elapsed_time(warm_now) >= 100.0:
+                break
         starts = [torch.cuda.Event(enable_timing=True) for _ in range(args.iters)]
         stops = [torch.cuda.Event(enable_timing=True) for _ in range(args.iters)]
         for i in range(args.iters):

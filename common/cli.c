@@ -228,7 +228,7 @@ void cli_parse_or_exit(int argc, char **argv, cli_options *opts, const char *abo
                "  --range LO:HI    input range (default 0:10)\n"
                "  --dist D         uniform | normal | outliers (default uniform)\n"
                "  --iters N        timed runs; the table shows their median (default 100)\n"
-               "  --warmup N       untimed runs first (default 10)\n"
+               "  --warmup N       untimed runs first, N at a time until 100 ms (default 10)\n"
                "  --seed S         input seed (default 2026)\n"
                "  --csv FILE       also write the rows to FILE as CSV\n"
                "  --variant NAME   run only this variant (the stage's variants are listed above)\n"

@@ -48,9 +48,13 @@ typedef struct {
 /* Enqueues one run of the thing being timed on the default stream. */
 typedef void (*gpu_work_fn)(void *ctx);
 
-/* Times `work` with CUDA events: `warmup` untimed runs, then `iters` timed ones. The L2 cache is
- * flushed before every run (outside the timed region), so no run finds its input in cache. */
+/* Times `work` with CUDA events: untimed runs, `warmup` at a time until they have taken at least
+ * 100 ms (none if warmup is 0), then `iters` timed ones. The L2 cache is flushed before every run
+ * (outside the timed region), so no run finds its input in cache. */
 gpu_timing gpu_time(gpu_work_fn work, void *ctx, int warmup, int iters);
+
+/* How gpu_time() times, in words for a table's title: "median of 100 runs after a warm-up of ...". */
+const char *gpu_timing_method(int warmup, int iters);
 
 /* Median, min and max of ms[0..n-1] (sorts ms in place). */
 gpu_timing timing_summary(double *ms, int n);

@@ -69,8 +69,8 @@ static int timing(const stage_context *st, const char *experiment, const char *w
     if (n_picked == 0)
         return 0;
     const cli_options *o = &st->opts;
-    printf("Timing, %s: %s [%g,%g], median of %d runs after %d warm-up, L2 flushed before each.\n",
-           what, dist_name(o->input.dist), o->input.lo, o->input.hi, o->iters, o->warmup);
+    printf("Timing, %s: %s [%g,%g], %s, L2 flushed before each.\n", what, dist_name(o->input.dist),
+           o->input.lo, o->input.hi, gpu_timing_method(o->warmup, o->iters));
     const int failed = bench_timing(&st->bench, experiment, picked, n_picked, shapes, n_shapes,
                                     o->input, o->seed + 1000);
     printf("\n");
