@@ -23,11 +23,11 @@
 //        ./run --input logits.npy --output answer --k 50
 //
 // Measured on an H200 (plots/data/06_fused_topk.csv; EXPERIMENTS.md, Experiment 6): 8192 x 50257
-//   float32, K = 10: unfused 22.6 ms, torch.topk(torch.softmax(x)) 6.23 ms, fused 2.52 ms (8.97x
-//   over unfused), fast 0.399 ms (56.6x, 93.6 % of the read ceiling; 15.6x faster than torch).
-//   K = 1: 0.383 ms (97.5 %). K = 50: 0.468 ms (79.7 %; the goal of 90 % is not met). K = 256:
-//   1.21 ms (30.7 %; goal 70 %). bf16, K = 10: 0.226 ms (82.6 %; goal 85 %). A batch of one,
-//   K = 50: 11.6 to 12.8 us (goal 8 us, not met). README.md has each step of the way and what
+//   float32, K = 10: unfused 22.8 ms, torch.topk(torch.softmax(x)) 6.30 ms, fused 2.54 ms (8.98x
+//   over unfused), fast 0.390 ms (58.4x, 94.0 % of the read ceiling; 16.1x faster than torch).
+//   K = 1: 0.374 ms (98.0 %). K = 50: 0.463 ms (79.2 %; the goal of 90 % is not met). K = 256:
+//   1.21 ms (30.2 %; goal 70 %). bf16, K = 10: 0.223 ms (82.2 %; goal 85 %). A batch of one,
+//   K = 50: 10.8 to 12.8 us (goal 8 us, not met). README.md has each step of the way and what
 //   limits it now.
 #include <cooperative_groups.h>
 #include <cub/cub.cuh>
@@ -1013,6 +1013,17 @@ static __global__ void __launch_bounds__(SPLIT_THREADS, 1)
     const int first = slice_start(p, rank, blocks), end = slice_start(p, rank + 1, blocks);
     const bool head = rank == 0 && t < p.head, tail = rank == blocks - 1 && p.tail + t < (int)cols;
     const int edge = head ? t : p.tail + t; // the index of this thread's head or tail logit
+
+    // 1. This thread's logits (its vectors of the block's slice; the head in the first block, the
+    //    tail in the last) into its statistic and maximum; each group's maximum into the shared
+    //    memory of every block. A row of up to SPLIT_UNROLL vectors a thread stays in registers
+    //    for step 3; a longer one is read again there, a tile at a time.
+    //    The first tile's loads go out before anything else. The cluster barrier's arrive below
+    //    is a release, whose fence waits for the thread's earlier loads: with the tail logit
+    //    loaded first, the last block issued its tile a DRAM round trip late, and every block
+    //    waited for it at the next barrier.
+    uint4 raw[SPLIT_UNROLL];
+    load_tile(raw, p, first + t, end);
     const float edge_logit = head || tail ? logit_to_float(p.logits[edge]) : -INFINITY;
     unsigned *count = reinterpret_cast<unsigned *>(area);
     if (rank == 0 && t == 0)
@@ -1021,10 +1032,6 @@ static __global__ void __launch_bounds__(SPLIT_THREADS, 1)
         counts[i / SKEWED_COUNTS][i % SKEWED_COUNTS] = 0;
     cluster.barrier_arrive(); // this block has started (waited for before its shared memory is written)
 
-    // 1. This thread's logits (its vectors of the block's slice; the head in the first block, the
-    //    tail in the last) into its statistic and maximum; each group's maximum into the shared
-    //    memory of every block. A row of up to SPLIT_UNROLL vectors a thread stays in registers
-    //    for step 3; a longer one is read again there, a tile at a time.
     online_stat s = ONLINE_IDENTITY;
     float most = -INFINITY;
     if (head || tail) {
@@ -1034,11 +1041,13 @@ static __global__ void __launch_bounds__(SPLIT_THREADS, 1)
     // Every FAST_UNROLL vectors cost one rescale test, as a chunk of fast_row does.
     const int group = FAST_UNROLL;
     const bool one_tile = end - first <= SPLIT_THREADS * SPLIT_UNROLL;
-    uint4 raw[SPLIT_UNROLL];
     for (int i0 = first + t; i0 < end; i0 += SPLIT_THREADS * SPLIT_UNROLL) {
-        load_tile(raw, p, i0, end);
+        if (i0 != first + t)
+            load_tile(raw, p, i0, end);
 #pragma unroll
         for (int g = 0; g < SPLIT_UNROLL; g += group) {
+            if (i0 + g * SPLIT_THREADS >= end)
+                break; // the rest of the tile lies past the slice: -inf, nothing to fold
             float v[group][vec::count];
             most = fmaxf(most, fold_group<T, group>(s, raw + g, v));
         }
