@@ -828,9 +828,9 @@ __device__ void write_topk(const rank_key *sorted, online_stat s, size_t row, in
 }
 
 // The loads in flight come from the warps: 8 blocks of 4 warps an SM need at most 64 registers a
-// thread, which the kernel fits in with no spills (40 bytes for fp16 logits). Left free, ptxas
-// takes 56 with a few spills for 16-bit logits (1 to 3 % slower); capped at 6 blocks (72
-// registers) it is 1.14x slower.
+// thread, which the kernel fits in with no spills (40 bytes for fp16 logits). 7 blocks (72
+// registers) are 1.15x slower; 9 (56 registers, no spills for float32 and bf16) no faster for
+// float32 and 3 % slower for bf16; 10 or 12 spill and are slower (README.md).
 template <typename T>
 static __global__ void __launch_bounds__(FAST_THREADS, 8)
     fast_row_kernel(const T *__restrict__ x, size_t rows, size_t cols, int k, int *__restrict__ indices,
