@@ -23,12 +23,12 @@
 //        ./run --input logits.npy --output answer --k 50
 //
 // Measured on an H200 (plots/data/06_fused_topk.csv; EXPERIMENTS.md, Experiment 6): 8192 x 50257
-//   float32, K = 10: unfused 22.8 ms, torch.topk(torch.softmax(x)) 6.30 ms, fused 2.54 ms (8.98x
-//   over unfused), fast 0.390 ms (58.4x, 94.0 % of the read ceiling; 16.1x faster than torch).
-//   K = 1: 0.374 ms (98.0 %). K = 50: 0.463 ms (79.2 %; the goal of 90 % is not met). K = 256:
-//   1.21 ms (30.2 %; goal 70 %). bf16, K = 10: 0.223 ms (82.2 %; goal 85 %). A batch of one,
-//   K = 50: 10.8 to 12.8 us (goal 8 us, not met). README.md has each step of the way and what
-//   limits it now.
+//   float32, K = 10: unfused 22.8 ms, torch.topk(torch.softmax(x)) 6.29 ms, fused 2.54 ms (8.98x
+//   over unfused), fast 0.384 ms (59.4x, 96.1 % of the read ceiling; 16.4x faster than torch).
+//   K = 1: 0.374 ms (98.6 %). K = 50: 0.425 ms (86.8 %; the goal of 90 % is not met). K = 256:
+//   1.15 ms (32.1 %; goal 70 %). bf16, K = 10: 0.212 ms (87.0 %; goal 85 %, met); K = 50:
+//   0.268 ms (68.7 %, not met). A batch of one, K = 50: 10.6 to 12.5 us (goal 8 us, not met).
+//   README.md has each step of the way and what limits it now.
 #include <cooperative_groups.h>
 #include <cub/cub.cuh>
 #include <cuda_bf16.h>
@@ -447,10 +447,12 @@ __device__ __forceinline__ row_parts<T> split_row(const T *xr, size_t cols)
 }
 
 // Slice `slice` of `slices` of the row's body starts at this vector (slice == slices: the end).
+// `slices` is a power of two (a cluster of 16 or 8 blocks), so the division is a shift: a 64-bit
+// division is a subroutine of some hundred instructions, and this is on the way to the first load.
 template <typename T>
 __device__ __forceinline__ int slice_start(const row_parts<T> &p, int slice, int slices)
 {
-    return (int)((size_t)p.vectors * slice / slices);
+    return (int)((unsigned long long)p.vectors * slice >> (__ffs(slices) - 1));
 }
 
 // e^x as the special function unit computes it: one ex2.approx of x log2(e), with subnormal results
@@ -648,15 +650,19 @@ __device__ void warp_sort_descending(rank_key *buf, int n)
     __syncwarp();
 }
 
-// Sorts the new candidates, merges them into the kept list, and makes the K-th the threshold.
-// Two descending lists A (kept) and B: max(A[i], B[kept-1-i]) over i is the best `kept` of both,
-// falling then rising (a bitonic sequence), which log2(kept) layers put in order.
-__device__ void warp_keep_best(warp_candidates &w)
+// Sorts the new candidates, merges them into the kept list, and returns the new threshold (the
+// K-th). Two descending lists A (kept) and B: max(A[i], B[kept-1-i]) over i is the best `kept` of
+// both, falling then rising (a bitonic sequence), which log2(kept) layers put in order.
+// One copy of it, called from every place that offers candidates: inlined at each of them, it made
+// the kernel some 15 000 instructions, and warps stalled on instruction fetches (README.md). Its
+// arguments go by value: an earlier try passed the warp_candidates by reference, which puts them
+// in local memory, and every chunk of the loop over the logits paid for reading the threshold there.
+__device__ __noinline__ float warp_merge_fresh(rank_key *buf, int *fill, int k, int kept, float threshold)
 {
-    const int lane = threadIdx.x % WARP_SIZE, fresh = warp_fill(w) - w.kept;
+    const int lane = threadIdx.x % WARP_SIZE, fresh = *(volatile int *)fill - kept;
     if (fresh == 0)
-        return;
-    rank_key *b = w.buf + w.kept;
+        return threshold;
+    rank_key *b = buf + kept;
     int n = 2 * WARP_SIZE; // the buffer has room for 64 new ones
     while (n < fresh)
         n *= 2;
@@ -664,19 +670,23 @@ __device__ void warp_keep_best(warp_candidates &w)
         b[i] = 0; // empty slots sort last
     __syncwarp();
     warp_sort_descending(b, n);
-    for (int i = lane; i < w.kept; i += WARP_SIZE) {
-        const int j = w.kept - 1 - i;
-        if (j < n && b[j] > w.buf[i])
-            w.buf[i] = b[j];
+    for (int i = lane; i < kept; i += WARP_SIZE) {
+        const int j = kept - 1 - i;
+        if (j < n && b[j] > buf[i])
+            buf[i] = b[j];
     }
     __syncwarp();
-    for (int stride = w.kept / 2; stride > 0; stride /= 2)
-        warp_bitonic_layer(w.buf, w.kept, w.kept, stride);
+    for (int stride = kept / 2; stride > 0; stride /= 2)
+        warp_bitonic_layer(buf, kept, kept, stride);
     if (lane == 0)
-        *w.fill = w.kept;
+        *fill = kept;
     __syncwarp();
-    if (w.buf[w.k - 1] != 0)
-        w.threshold = key_logit(w.buf[w.k - 1]);
+    return buf[k - 1] != 0 ? key_logit(buf[k - 1]) : threshold;
+}
+
+__device__ __forceinline__ void warp_keep_best(warp_candidates &w)
+{
+    w.threshold = warp_merge_fresh(w.buf, w.fill, w.k, w.kept, w.threshold);
 }
 
 // Before a warp has merged anything, its threshold is NaN and every logit is a candidate. For
@@ -828,9 +838,10 @@ __device__ void write_topk(const rank_key *sorted, online_stat s, size_t row, in
 }
 
 // The loads in flight come from the warps: 8 blocks of 4 warps an SM need at most 64 registers a
-// thread, which the kernel fits in with no spills (40 bytes for fp16 logits). 7 blocks (72
-// registers) are 1.15x slower; 9 (56 registers, no spills for float32 and bf16) no faster for
-// float32 and 3 % slower for bf16; 10 or 12 spill and are slower (README.md).
+// thread, which the kernel fits in with no spills for bf16 logits, 4 bytes for float32 and 28 for
+// fp16 (`-Xptxas -v`). 7 blocks (72 registers) were 1.15x slower; 9 (56 registers,
+// no spills for float32 and bf16) no faster for float32 and 3 % slower for bf16; 10 or 12 spill
+// and were slower (README.md; measured before the merge became a call).
 template <typename T>
 static __global__ void __launch_bounds__(FAST_THREADS, 8)
     fast_row_kernel(const T *__restrict__ x, size_t rows, size_t cols, int k, int *__restrict__ indices,
@@ -862,7 +873,8 @@ static __global__ void __launch_bounds__(FAST_THREADS, 8)
 //      into (m, d) and its maximum. Each group of lanes writes its maximum to the shared memory of
 //      every block of the cluster.
 //   2. Past a cluster barrier, every block has all the groups' maxima and finds their K-th
-//      largest, 8 bits at a time, to 24 bits (block_kth_largest). The groups are distinct
+//      largest to 24 bits: for K <= 64 (at most 256 groups, one a thread) each thread counts the
+//      maxima above its own (block_kth_by_rank), else 8 bits at a time (block_kth_largest). The groups are distinct
 //      elements, so at least K logits reach it: it is a lower bound of the row's K-th largest,
 //      and a tight one, since there are at least 4K groups and few logits outside the top K
 //      reach it.
@@ -955,6 +967,34 @@ __device__ unsigned block_kth_largest(const unsigned (&held)[SPLIT_MAX_HELD], in
     return prefix;
 }
 
+// A group's maximum as a key of the bound's search: its ordered bits, the lowest 8 of them replaced
+// by the group's number (from the top), so that no two keys are equal. Those 8 bits are the ones
+// the radix select leaves at 0 anyway: the bound loses nothing more.
+__device__ __forceinline__ unsigned maximum_key(float most, int group)
+{
+    return (ordered_bits(most) & ~255u) | (255u - (unsigned)(group & 255));
+}
+
+// The same lower bound for at most one group a thread (K <= 64), in one step instead of three
+// rounds: each thread counts the keys above its own, and the one with K - 1 above it holds the
+// K-th largest. The keys are unique, so exactly one thread finds it. Every thread reads all n
+// keys (n a multiple of 4, 16 bytes at a time, the same address across the warp: a broadcast).
+__device__ unsigned block_kth_by_rank(const unsigned *maxima, int n, int k, unsigned *slot)
+{
+    const int t = threadIdx.x;
+    const unsigned mine = t < n ? maxima[t] : 0u;
+    int above = 0;
+#pragma unroll 8
+    for (int j = 0; j < n; j += 4) { // n is a multiple of 32: 8 loads in flight
+        const uint4 q = *reinterpret_cast<const uint4 *>(maxima + j);
+        above += (q.x > mine) + (q.y > mine) + (q.z > mine) + (q.w > mine);
+    }
+    if (t < n && above == k - 1)
+        *slot = mine & ~255u;
+    __syncthreads();
+    return *slot;
+}
+
 // Appends v[j] (index first + j) to the list in the first block if it reaches the bound. Slots
 // past the capacity are counted, not written: the first block then knows the list overflowed.
 template <int N>
@@ -1001,7 +1041,8 @@ static __global__ void __launch_bounds__(SPLIT_THREADS, 1)
 #if __CUDA_ARCH__ >= 900
     typedef logits16<T> vec;
     extern __shared__ rank_key area[]; // in the first block: the count, then the candidate list
-    __shared__ unsigned maxima[SPLIT_MAX_BLOCKS * SPLIT_THREADS]; // every group's maximum, as ordered bits
+    __shared__ __align__(16) unsigned maxima[SPLIT_MAX_BLOCKS * SPLIT_THREADS]; // every group's maximum, a rank key
+    __shared__ unsigned kth_slot; // block_kth_by_rank's answer
     __shared__ online_stat warp_stats[SPLIT_THREADS / WARP_SIZE], block_stats[SPLIT_MAX_BLOCKS];
     __shared__ unsigned counts[KTH_ROUNDS][SKEWED_COUNTS]; // block_kth_largest's, a round each
     cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
@@ -1056,9 +1097,11 @@ static __global__ void __launch_bounds__(SPLIT_THREADS, 1)
         most = fmaxf(most, __shfl_xor_sync(FULL_MASK, most, offset));
     const int per_block = SPLIT_THREADS / group_lanes, groups = blocks * per_block;
     cluster.barrier_wait(); // every block has started
-    if (lane % group_lanes == 0)
+    if (lane % group_lanes == 0) {
+        const int g = rank * per_block + t / group_lanes;
         for (int b = 0; b < blocks; b++)
-            cluster.map_shared_rank(maxima, b)[rank * per_block + t / group_lanes] = ordered_bits(most);
+            cluster.map_shared_rank(maxima, b)[g] = maximum_key(most, g);
+    }
     cluster.barrier_arrive(); // this block's maxima are out; its statistic meanwhile
     s = warp_combine(s);
     if (lane == 0)
@@ -1066,14 +1109,19 @@ static __global__ void __launch_bounds__(SPLIT_THREADS, 1)
     cluster.barrier_wait(); // every block's maxima are here
 
     // 2. The bound: the K-th largest of all the cluster's group maxima, found by every block.
-    unsigned held[SPLIT_MAX_HELD];
+    unsigned kth;
+    if (groups <= SPLIT_THREADS) {
+        kth = block_kth_by_rank(maxima, groups, k, &kth_slot);
+    } else {
+        unsigned held[SPLIT_MAX_HELD];
 #pragma unroll
-    for (int j = 0; j < SPLIT_MAX_HELD; j++) {
-        const int g = t + j * SPLIT_THREADS;
-        held[j] = g < groups ? maxima[g] : 0;
+        for (int j = 0; j < SPLIT_MAX_HELD; j++) {
+            const int g = t + j * SPLIT_THREADS;
+            held[j] = g < groups ? maxima[g] : 0;
+        }
+        kth = block_kth_largest(held, groups, k, counts);
     }
     // Below -inf's ordered bits lie only NaNs: a K-th largest of -inf leaves no bound.
-    const unsigned kth = block_kth_largest(held, groups, k, counts);
     const float bound = kth < ordered_bits(-INFINITY) ? -INFINITY : from_ordered_bits(kth);
     if (warp == 0) { // the block's statistic, to the first block (warp_stats is complete: barriers since)
         const online_stat b = warp_combine(lane < SPLIT_THREADS / WARP_SIZE ? warp_stats[lane] : ONLINE_IDENTITY);
@@ -1093,6 +1141,8 @@ static __global__ void __launch_bounds__(SPLIT_THREADS, 1)
             load_tile(raw, p, i0, end);
 #pragma unroll
         for (int g = 0; g < SPLIT_UNROLL; g += group) {
+            if (i0 + g * SPLIT_THREADS >= end)
+                break; // past the slice: -inf padding, as in step 1
             if (!(vec::template largest<group>(raw + g) >= bound))
                 continue; // the usual case: one compare for the group
 #pragma unroll
