@@ -570,7 +570,8 @@ typedef struct {
     float threshold; // a logit must be above it to be a candidate; NaN (all pass) until there is one
 } warp_candidates;
 
-__device__ __forceinline__ int warp_fill(const warp_candidates &w) { return *(volatile int *)w.fill; }
+// The fill count as the lanes' atomic adds left it (read past a __syncwarp, never from a register).
+__device__ __forceinline__ int warp_fill(const int *fill) { return *(const volatile int *)fill; }
 
 // The kept list starts as `kept` empty slots (key 0 ranks below every real candidate).
 __device__ __forceinline__ warp_candidates warp_candidates_init(rank_key *area, int k)
@@ -659,7 +660,7 @@ __device__ void warp_sort_descending(rank_key *buf, int n)
 // in local memory, and every chunk of the loop over the logits paid for reading the threshold there.
 __device__ __noinline__ float warp_merge_fresh(rank_key *buf, int *fill, int k, int kept, float threshold)
 {
-    const int lane = threadIdx.x % WARP_SIZE, fresh = *(volatile int *)fill - kept;
+    const int lane = threadIdx.x % WARP_SIZE, fresh = warp_fill(fill) - kept;
     if (fresh == 0)
         return threshold;
     rank_key *b = buf + kept;
@@ -745,7 +746,7 @@ __device__ __forceinline__ void warp_offer(warp_candidates &w, const float (&v)[
                 w.buf[atomicAdd(w.fill, 1)] = make_key(v[j], first + j);
     }
     __syncwarp();
-    if (warp_fill(w) >= w.flush_at)
+    if (warp_fill(w.fill) >= w.flush_at)
         warp_keep_best(w);
 }
 
@@ -874,10 +875,10 @@ static __global__ void __launch_bounds__(FAST_THREADS, 8)
 //      every block of the cluster.
 //   2. Past a cluster barrier, every block has all the groups' maxima and finds their K-th
 //      largest to 24 bits: for K <= 64 (at most 256 groups, one a thread) each thread counts the
-//      maxima above its own (block_kth_by_rank), else 8 bits at a time (block_kth_largest). The groups are distinct
-//      elements, so at least K logits reach it: it is a lower bound of the row's K-th largest,
-//      and a tight one, since there are at least 4K groups and few logits outside the top K
-//      reach it.
+//      maxima above its own (block_kth_by_rank), else 8 bits at a time (block_kth_largest). The
+//      groups are distinct elements, so at least K logits reach it: it is a lower bound of the
+//      row's K-th largest, and a tight one, since there are at least 4K groups and few logits
+//      outside the top K reach it.
 //   3. Each thread compares its logits (still in registers) with the bound and appends those at or
 //      above it to the list in the first block's shared memory (an atomic add on its count, across
 //      the cluster).
