@@ -23,11 +23,11 @@
 //        ./run --input logits.npy --output answer --k 50
 //
 // Measured on an H200 (plots/data/06_fused_topk.csv; EXPERIMENTS.md, Experiment 6): 8192 x 50257
-//   float32, K = 10: unfused 22.8 ms, torch.topk(torch.softmax(x)) 6.29 ms, fused 2.54 ms (8.98x
-//   over unfused), fast 0.384 ms (59.4x, 96.1 % of the read ceiling; 16.4x faster than torch).
-//   K = 1: 0.374 ms (98.6 %). K = 50: 0.425 ms (86.8 %; the goal of 90 % is not met). K = 256:
-//   1.15 ms (32.1 %; goal 70 %). bf16, K = 10: 0.212 ms (87.0 %; goal 85 %, met); K = 50:
-//   0.268 ms (68.7 %, not met). A batch of one, K = 50: 10.6 to 12.5 us (goal 8 us, not met).
+//   float32, K = 10: unfused 22.6 ms, torch.topk(torch.softmax(x)) 6.22 ms, fused 2.52 ms (8.97x
+//   over unfused), fast 0.391 ms (57.7x, 95.6 % of the read ceiling; 15.9x faster than torch).
+//   K = 1: 0.382 ms (97.9 %). K = 50: 0.429 ms (87.1 %; the goal of 90 % is not met). K = 256:
+//   1.11 ms (33.6 %; goal 70 %). bf16, K = 10: 0.220 ms (85.1 %; goal 85 %, met); K = 50:
+//   0.284 ms (65.9 %, not met). A batch of one, K = 50: 10.6 to 12.5 us (goal 8 us, not met).
 //   README.md has each step of the way and what limits it now.
 #include <cooperative_groups.h>
 #include <cub/cub.cuh>
@@ -314,21 +314,21 @@ static int fused_topk(const void *x, logit_dtype dtype, size_t rows, size_t cols
 //     one threshold, the K-th best the warp has seen, and one candidate buffer in shared memory, so
 //     once the threshold has risen a chunk of FAST_UNROLL vectors a lane costs one compare of
 //     their largest and one vote, beside the exps that the statistic needs anyway (one FMA and one
-//     ex2 a logit); a lane that has a candidate appends it itself, with an atomic add on the
-//     buffer's fill count;
+//     ex2 a logit); a chunk that has candidates appends them all at once, each lane to slots
+//     that a few ballots give it (warp_append);
 //   - K in registers, so K is small and fixed at compile time: here K is a runtime number up to
 //     1024 (the buffer is sized for it at launch).
 // It keeps fused's warp per row. A warp that sees the whole row raises its threshold once; the
 // first version of this kernel gave a row 4 warps, each raising its own threshold from nothing
 // before a merge of 4 lists, and it was 1.7x slower at K = 10 (README.md).
 //
-// The warp's buffer holds its best K so far, sorted, then the new candidates (one vector of each
-// lane appends at most 32 x VEC). When enough new ones have piled up the warp sorts them (64 of
-// them in registers) and merges them into the best K (warp_keep_best), and the K-th becomes the
-// threshold. A warp offers its elements in index order, vector after vector, so an element equal
-// to the threshold comes after it and ranks after it: `x > threshold` is exactly the test for
-// "might be in the top K". For K <= 64 the first threshold comes before any merge, from each
-// lane's largest one or two logits (warp_threshold_from_lanes).
+// The warp's buffer holds its best K so far, sorted, then the new candidates. When enough new ones
+// have piled up the warp sorts them (up to 128 of them in registers) and merges them into the best
+// K (warp_keep_best), and the K-th becomes the threshold. A warp offers its elements in index
+// order, and merges only between offers, so an element equal to the threshold comes after every
+// element that set it and ranks after it: `x > threshold` is exactly the test for "might be in the
+// top K". For K <= 64 the first threshold comes before any merge, from each lane's largest one or
+// two logits (warp_threshold_from_lanes).
 
 #define FAST_WARPS 4 // warps in a block, each with its own row
 #define FAST_THREADS (FAST_WARPS * WARP_SIZE)
@@ -531,7 +531,7 @@ __device__ __forceinline__ float fold_group(online_stat &s, const uint4 *raw, fl
 }
 
 // The warp keeps its best `kept` candidates (K rounded up to a power of two) sorted at the front of
-// its buffer and appends new ones after them. Once max(48, kept/2) new ones have piled up, it sorts
+// its buffer and appends new ones after them. Once max(32, kept/2) new ones have piled up, it sorts
 // only those and merges the two lists (warp_keep_best). Sooner means more, smaller sorts; later, a
 // threshold that lags, so more steps append (README.md has what the alternatives measured).
 static __host__ __device__ int warp_kept(int k)
@@ -542,10 +542,11 @@ static __host__ __device__ int warp_kept(int k)
     return kept;
 }
 
-// How many new candidates pile up before the warp merges them: max(48, kept/2). With the step that
-// crosses the mark, that is usually under 64, the batch that sorts in registers (32 and 56 measured
-// 1-2 % slower at K = 10 to 64).
-#define MERGE_AFTER_AT_LEAST 48
+// How many new candidates pile up before the warp merges them: max(32, kept/2). With the offer that
+// crosses the mark, that is nearly always at most 128, the batch that sorts in registers. Since
+// appending and merging became cheaper (README.md), 48 is 10 % slower for bf16 at K = 50 and 24 no
+// faster than 32.
+#define MERGE_AFTER_AT_LEAST 32
 static __host__ __device__ int warp_merge_after(int kept)
 {
     return kept / 2 > MERGE_AFTER_AT_LEAST ? kept / 2 : MERGE_AFTER_AT_LEAST;
@@ -559,31 +560,25 @@ static __host__ __device__ int warp_new_at_most(int k, int per_lane)
     return most;
 }
 
-// A warp's shared memory: one slot for its fill count, the kept list, then room for the new ones
-// (rounded up for their sort).
-static __host__ __device__ int warp_capacity(int k, int per_lane) { return 1 + warp_kept(k) + warp_new_at_most(k, per_lane); }
+// A warp's shared memory: the kept list, then room for the new ones (rounded up for their sort).
+static __host__ __device__ int warp_capacity(int k, int per_lane) { return warp_kept(k) + warp_new_at_most(k, per_lane); }
 
 typedef struct {
     rank_key *buf;   // buf[0..kept) sorted, then the new ones
-    int *fill;       // kept + the new candidates appended so far (a lane appends with an atomic add)
-    int k, kept, flush_at;
+    int fill;        // kept + the new candidates appended so far, the same in every lane
+    int k, kept, flush_at, capacity; // capacity: the buffer's slots, kept ones included
     float threshold; // a logit must be above it to be a candidate; NaN (all pass) until there is one
 } warp_candidates;
 
-// The fill count as the lanes' atomic adds left it (read past a __syncwarp, never from a register).
-__device__ __forceinline__ int warp_fill(const int *fill) { return *(const volatile int *)fill; }
-
 // The kept list starts as `kept` empty slots (key 0 ranks below every real candidate).
-__device__ __forceinline__ warp_candidates warp_candidates_init(rank_key *area, int k)
+__device__ __forceinline__ warp_candidates warp_candidates_init(rank_key *buf, int k, int capacity)
 {
     warp_candidates w;
-    w.fill = reinterpret_cast<int *>(area), w.buf = area + 1;
-    w.k = k, w.kept = warp_kept(k), w.flush_at = w.kept + warp_merge_after(w.kept);
+    w.buf = buf, w.k = k, w.kept = warp_kept(k), w.fill = w.kept;
+    w.flush_at = w.kept + warp_merge_after(w.kept), w.capacity = capacity;
     w.threshold = __int_as_float(0x7FFFFFFF); // NaN: "x <= NaN" is false for every x, so all pass
     for (int i = threadIdx.x % WARP_SIZE; i < w.kept; i += WARP_SIZE)
         w.buf[i] = 0;
-    if (threadIdx.x % WARP_SIZE == 0)
-        *w.fill = w.kept;
     __syncwarp();
     return w;
 }
@@ -608,34 +603,44 @@ __device__ __forceinline__ void warp_bitonic_layer(rank_key *buf, int n, int siz
     __syncwarp();
 }
 
-// A bitonic sort of R x 32 keys held in registers, key r of each lane at position lane + 32r, into
-// descending order. Pairs within a lane (stride 32 and up) swap in place; the others through
-// shuffles. No shared-memory round trip and no __syncwarp per layer.
+// R x 32 keys held in registers, key r of each lane at position lane + 32r: the layers of a bitonic
+// network (strides size/2 down to 1) that put each bitonic run of `size` keys in order, descending
+// where (position & size) == 0 and ascending elsewhere (so all descending when size is R x 32).
+// Pairs within a lane (stride 32 and up) swap in place; the others through shuffles. No
+// shared-memory round trip and no __syncwarp per layer.
 template <int R>
-__device__ __forceinline__ void warp_sort_in_registers(rank_key (&e)[R])
+__device__ __forceinline__ void warp_bitonic_stage_in_registers(rank_key (&e)[R], int size)
 {
     const int lane = threadIdx.x % WARP_SIZE;
 #pragma unroll
-    for (int size = 2; size <= R * WARP_SIZE; size *= 2)
+    for (int stride = size / 2; stride > 0; stride /= 2) {
+        rank_key before[R];
 #pragma unroll
-        for (int stride = size / 2; stride > 0; stride /= 2) {
-            rank_key before[R];
+        for (int r = 0; r < R; r++)
+            before[r] = e[r];
 #pragma unroll
-            for (int r = 0; r < R; r++)
-                before[r] = e[r];
-#pragma unroll
-            for (int r = 0; r < R; r++) {
-                const int at = lane + r * WARP_SIZE;
-                const rank_key other = stride < WARP_SIZE ? __shfl_xor_sync(FULL_MASK, before[r], stride)
-                                                          : before[r ^ (stride / WARP_SIZE)];
-                const bool larger = ((at & stride) == 0) == ((at & size) == 0); // this position keeps the larger
-                e[r] = (before[r] > other) == larger ? before[r] : other;
-            }
+        for (int r = 0; r < R; r++) {
+            const int at = lane + r * WARP_SIZE;
+            const rank_key other = stride < WARP_SIZE ? __shfl_xor_sync(FULL_MASK, before[r], stride)
+                                                      : before[r ^ (stride / WARP_SIZE)];
+            const bool larger = ((at & stride) == 0) == ((at & size) == 0); // this position keeps the larger
+            e[r] = (before[r] > other) == larger ? before[r] : other;
         }
+    }
+}
+
+// A bitonic sort of R x 32 keys held in registers into descending order: one stage a run length.
+template <int R>
+__device__ __forceinline__ void warp_sort_in_registers(rank_key (&e)[R])
+{
+#pragma unroll
+    for (int size = 2; size <= R * WARP_SIZE; size *= 2)
+        warp_bitonic_stage_in_registers(e, size);
 }
 
 // Bitonic sort of buf[0..n) (n a power of two, at least 64) into descending key order, by one
-// warp. 64 keys, the usual batch of new candidates, are sorted in registers, two a lane.
+// warp, for the merges that do not fit in registers (K > 64, or more than 128 new ones). 64 keys
+// are sorted in registers, two a lane.
 __device__ void warp_sort_descending(rank_key *buf, int n)
 {
     if (n > 2 * WARP_SIZE) {
@@ -651,6 +656,37 @@ __device__ void warp_sort_descending(rank_key *buf, int n)
     __syncwarp();
 }
 
+// For K <= 64 and at most 128 new ones (nearly every merge) both lists stay in registers: the new
+// ones R = 2 or 4 keys a lane, sorted; of them only the best 64 (registers 0 and 1) can enter the
+// kept list, which is padded to 64 by empty keys. The merge then costs no shared-memory layer and
+// no __syncwarp.
+template <int R>
+__device__ __forceinline__ float warp_merge_in_registers(rank_key *buf, const rank_key *b, int fresh, int k, int kept,
+                                                         float threshold)
+{
+    const int lane = threadIdx.x % WARP_SIZE;
+    rank_key e[R];
+#pragma unroll
+    for (int r = 0; r < R; r++)
+        e[r] = lane + r * WARP_SIZE < fresh ? b[lane + r * WARP_SIZE] : 0;
+    warp_sort_in_registers(e);
+    rank_key best[2]; // position i = lane + 32r: max(A[i], B[63 - i]), B's key in register 1 - r of lane 31 - lane
+#pragma unroll
+    for (int r = 0; r < 2; r++) {
+        const int i = lane + r * WARP_SIZE;
+        const rank_key a = i < kept ? buf[i] : 0, facing = __shfl_sync(FULL_MASK, e[1 - r], WARP_SIZE - 1 - lane);
+        best[r] = a > facing ? a : facing;
+    }
+    warp_bitonic_stage_in_registers(best, 2 * WARP_SIZE);
+#pragma unroll
+    for (int r = 0; r < 2; r++)
+        if (lane + r * WARP_SIZE < kept)
+            buf[lane + r * WARP_SIZE] = best[r];
+    const rank_key kth = __shfl_sync(FULL_MASK, k <= WARP_SIZE ? best[0] : best[1], (k - 1) % WARP_SIZE);
+    __syncwarp(); // the lanes have read the new ones before the next appends overwrite them
+    return kth != 0 ? key_logit(kth) : threshold;
+}
+
 // Sorts the new candidates, merges them into the kept list, and returns the new threshold (the
 // K-th). Two descending lists A (kept) and B: max(A[i], B[kept-1-i]) over i is the best `kept` of
 // both, falling then rising (a bitonic sequence), which log2(kept) layers put in order.
@@ -658,12 +694,17 @@ __device__ void warp_sort_descending(rank_key *buf, int n)
 // the kernel some 15 000 instructions, and warps stalled on instruction fetches (README.md). Its
 // arguments go by value: an earlier try passed the warp_candidates by reference, which puts them
 // in local memory, and every chunk of the loop over the logits paid for reading the threshold there.
-__device__ __noinline__ float warp_merge_fresh(rank_key *buf, int *fill, int k, int kept, float threshold)
+__device__ __noinline__ float warp_merge_fresh(rank_key *buf, int fill, int k, int kept, float threshold)
 {
-    const int lane = threadIdx.x % WARP_SIZE, fresh = warp_fill(fill) - kept;
+    const int lane = threadIdx.x % WARP_SIZE, fresh = fill - kept;
     if (fresh == 0)
         return threshold;
     rank_key *b = buf + kept;
+    __syncwarp(); // every lane's appends are in
+    if (kept <= 2 * WARP_SIZE && fresh <= 2 * WARP_SIZE)
+        return warp_merge_in_registers<2>(buf, b, fresh, k, kept, threshold);
+    if (kept <= 2 * WARP_SIZE && fresh <= 4 * WARP_SIZE)
+        return warp_merge_in_registers<4>(buf, b, fresh, k, kept, threshold);
     int n = 2 * WARP_SIZE; // the buffer has room for 64 new ones
     while (n < fresh)
         n *= 2;
@@ -679,15 +720,13 @@ __device__ __noinline__ float warp_merge_fresh(rank_key *buf, int *fill, int k, 
     __syncwarp();
     for (int stride = kept / 2; stride > 0; stride /= 2)
         warp_bitonic_layer(buf, kept, kept, stride);
-    if (lane == 0)
-        *fill = kept;
-    __syncwarp();
     return buf[k - 1] != 0 ? key_logit(buf[k - 1]) : threshold;
 }
 
 __device__ __forceinline__ void warp_keep_best(warp_candidates &w)
 {
     w.threshold = warp_merge_fresh(w.buf, w.fill, w.k, w.kept, w.threshold);
+    w.fill = w.kept;
 }
 
 // Before a warp has merged anything, its threshold is NaN and every logit is a candidate. For
@@ -731,33 +770,109 @@ __device__ __forceinline__ void largest_two(const uint4 *r, float (&best)[2])
     best[0] = a, best[1] = b;
 }
 
-// Each lane offers N logits, indices first..first+N-1 (none if !have), whose largest is vmax.
-// Usually no lane has one above the threshold; a lane that has appends it to the buffer, at a slot
-// that an atomic add on the fill count hands out, while the others wait. The warp merges the new
-// candidates into the kept list once enough have piled up (the buffer has room for the offer that
-// crosses that mark).
-template <int N>
-__device__ __forceinline__ void warp_offer(warp_candidates &w, const float (&v)[N], float vmax, int first, bool have)
+// The most logits a lane appends at once.
+#define OFFER_AT_ONCE 16
+
+// Bits enough to hold a count from 0 to m.
+static __host__ __device__ constexpr int bits_to_count(int m) { return m < 2 ? 1 : 1 + bits_to_count(m / 2); }
+
+// Appends the logits of v above the threshold to the new candidates (logit j of vector u at index
+// first + 32 N u + j), if they fit in the buffer; returns whether they did. Each lane counts its
+// own; one ballot a bit of those counts gives every lane the sum over the lanes before it (where
+// its own go) and the warp's total (its new fill), with no atomic add and no read of shared memory.
+// Usually no lane has more than one, and one ballot does. The stores skip the vectors in which no
+// lane has one.
+template <int U, int N>
+__device__ __forceinline__ bool warp_append(warp_candidates &w, const float (&v)[U][N], int first, bool have)
 {
-    if (have && !(vmax <= w.threshold)) {
+    static_assert(U * N <= OFFER_AT_ONCE, "at most OFFER_AT_ONCE logits a lane");
+    unsigned above = 0; // bit N u + j: logit j of vector u is above the threshold
+#pragma unroll
+    for (int u = 0; u < U; u++)
 #pragma unroll
         for (int j = 0; j < N; j++)
-            if (!(v[j] <= w.threshold))
-                w.buf[atomicAdd(w.fill, 1)] = make_key(v[j], first + j);
+            above |= (unsigned)!(v[u][j] <= w.threshold) << (N * u + j);
+    if (!have)
+        above = 0;
+    if (!__any_sync(FULL_MASK, above != 0))
+        return true; // nothing to append
+    const int n = __popc(above);
+    const unsigned lanes_before = (1u << threadIdx.x % WARP_SIZE) - 1;
+    const unsigned ones = __ballot_sync(FULL_MASK, n & 1);
+    int before = __popc(ones & lanes_before), total = __popc(ones);
+    if (__any_sync(FULL_MASK, n > 1)) {
+#pragma unroll
+        for (int b = 1; b < bits_to_count(U * N); b++) {
+            const unsigned plane = __ballot_sync(FULL_MASK, n >> b & 1);
+            before += __popc(plane & lanes_before) << b;
+            total += __popc(plane) << b;
+        }
     }
-    __syncwarp();
-    if (warp_fill(w.fill) >= w.flush_at)
+    if (w.fill + total > w.capacity)
+        return false;
+    int slot = w.fill + before;
+#pragma unroll
+    for (int u = 0; u < U; u++)
+        if (above >> (N * u) & ((1u << N) - 1)) // skipped by the whole warp where no lane has one
+#pragma unroll
+            for (int j = 0; j < N; j++)
+                if (above >> (N * u + j) & 1)
+                    w.buf[slot++] = make_key(v[u][j], first + u * WARP_SIZE * N + j);
+    w.fill += total;
+    return true;
+}
+
+// Each lane offers N logits, indices first..first+N-1 (none if !have). The warp merges the new
+// candidates into the kept list once enough have piled up. One vector a lane always fits: before
+// it the buffer is below the merge mark, and it has room for 32 N more past it.
+template <int N>
+__device__ __forceinline__ void warp_offer(warp_candidates &w, const float (&v)[1][N], int first, bool have)
+{
+    warp_append(w, v, first, have); // fits, as above
+    if (w.fill >= w.flush_at)
         warp_keep_best(w);
+}
+
+// A chunk of U vectors a lane, offered OFFER_AT_ONCE logits a lane at a time (all four float32
+// vectors, two 16-bit ones: 32 logits held across the ballots made ptxas spill): one count, one
+// set of ballots and one merge test for each. Only when they do not fit (no threshold yet, or a
+// near-full buffer and many candidates) do they go a vector at a time, with merges between.
+template <int U, int N>
+__device__ __forceinline__ void warp_offer_chunk(warp_candidates &w, const float (&v)[U][N], int first)
+{
+    constexpr int G = OFFER_AT_ONCE / N < U ? OFFER_AT_ONCE / N : U; // vectors offered at once
+#pragma unroll
+    for (int g = 0; g < U; g += G) {
+        float part[G][N];
+#pragma unroll
+        for (int u = 0; u < G; u++)
+#pragma unroll
+            for (int j = 0; j < N; j++)
+                part[u][j] = v[g + u][j];
+        const int at = first + g * WARP_SIZE * N;
+        if (warp_append(w, part, at, true)) {
+            if (w.fill >= w.flush_at)
+                warp_keep_best(w);
+            continue;
+        }
+#pragma unroll
+        for (int u = 0; u < G; u++) {
+            float one[1][N];
+#pragma unroll
+            for (int j = 0; j < N; j++)
+                one[0][j] = part[u][j];
+            warp_offer(w, one, at + u * WARP_SIZE * N, true);
+        }
+    }
 }
 
 // One step of a lane's N logits (none if !have): into the statistic, then offered.
 template <int N>
 __device__ __forceinline__ void warp_step(warp_candidates &w, online_stat &s, const float (&v)[1][N], int first, bool have)
 {
-    const float vmax = largest(v[0]);
     if (have)
-        s = online_stat_add_n(s, v, vmax);
-    warp_offer(w, v[0], vmax, first, have);
+        s = online_stat_add_n(s, v, largest(v[0]));
+    warp_offer(w, v, first, have);
 }
 
 // One warp offers a whole row, in index order: head, body, tail. Read once, so the loads ask L2
@@ -802,13 +917,8 @@ __device__ void warp_offer_row(warp_candidates &w, online_stat &s, const T *xr, 
             raw[u] = __ldcs(at + u * WARP_SIZE);
         float v[FAST_UNROLL][vec::count];
         const float most = fold_group<T, FAST_UNROLL>(s, raw, v);
-        if (__any_sync(FULL_MASK, !(most <= w.threshold))) {
-#pragma unroll
-            for (int u = 0; u < FAST_UNROLL; u++) {
-                const int i = i0 + u * WARP_SIZE + lane;
-                warp_offer(w, v[u], largest(v[u]), p.head + i * vec::count, true);
-            }
-        }
+        if (__any_sync(FULL_MASK, !(most <= w.threshold)))
+            warp_offer_chunk(w, v, p.head + (i0 + lane) * vec::count);
     }
     for (int i = i0 + lane; i - lane < p.vectors; i += WARP_SIZE) {
         const bool have = i < p.vectors;
@@ -839,8 +949,8 @@ __device__ void write_topk(const rank_key *sorted, online_stat s, size_t row, in
 }
 
 // The loads in flight come from the warps: 8 blocks of 4 warps an SM need at most 64 registers a
-// thread, which the kernel fits in with no spills for bf16 logits, 4 bytes for float32 and 28 for
-// fp16 (`-Xptxas -v`). 7 blocks (72 registers) were 1.15x slower; 9 (56 registers,
+// thread, which the kernel fits in with no spills for float32 and bf16 logits and 8 bytes for fp16
+// (`-Xptxas -v`). 7 blocks (72 registers) were 1.15x slower; 9 (56 registers,
 // no spills for float32 and bf16) no faster for float32 and 3 % slower for bf16; 10 or 12 spill
 // and were slower (README.md; measured before the merge became a call).
 template <typename T>
@@ -854,7 +964,7 @@ static __global__ void __launch_bounds__(FAST_THREADS, 8)
     if (row >= rows)
         return; // the whole warp: no block-wide barrier follows
     const int capacity = warp_capacity(k, logits16<T>::count);
-    warp_candidates w = warp_candidates_init(buffers + warp * capacity, k);
+    warp_candidates w = warp_candidates_init(buffers + warp * capacity, k, capacity);
     online_stat s = ONLINE_IDENTITY;
     warp_offer_row(w, s, x + row * cols, cols);
     warp_keep_best(w);
@@ -896,7 +1006,7 @@ static __global__ void __launch_bounds__(FAST_THREADS, 8)
 static int split_list(int k)
 {
     int cap = 4096;
-    while (cap < 4 * k || cap < warp_capacity(k, logits16<__half>::count) - 1)
+    while (cap < 4 * k || cap < warp_capacity(k, logits16<__half>::count))
         cap *= 2;
     return cap;
 }
@@ -1200,7 +1310,7 @@ static __global__ void __launch_bounds__(SPLIT_THREADS, 1)
                 __syncthreads();
             }
     } else if (warp == 0) { // too many logits reach the bound: the whole row, as fast_row does it
-        warp_candidates w = warp_candidates_init(area, k);
+        warp_candidates w = warp_candidates_init(area + 1, k, warp_capacity(k, vec::count));
         online_stat unused = ONLINE_IDENTITY;
         warp_offer_row(w, unused, xr, cols);
         warp_keep_best(w);
