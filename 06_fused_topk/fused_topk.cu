@@ -11,8 +11,8 @@
 //   fused        seed 000's design: a warp per row, each lane a sorted array of K candidates in
 //                registers (K <= 32, a template constant), a shuffle merge of the 32 arrays.
 //   fast_row     a warp per row again, now with 16-byte loads, 4 in flight per lane; one threshold
-//                per warp (its K-th best) and a candidate buffer in shared memory whose best K stay
-//                sorted, the new ones sorted and merged in batches.
+//                per warp (its K-th best, first guessed from a sample of the row) and a candidate
+//                buffer in shared memory whose best K stay sorted, the new ones merged in batches.
 //   fast_split   a row over a thread block cluster (16 blocks, sm_90) for a batch of one: the
 //                blocks agree on a bound (the K-th largest of their groups' maxima) through
 //                distributed shared memory, and only the logits at or above it are ranked.
@@ -23,12 +23,12 @@
 //        ./run --input logits.npy --output answer --k 50
 //
 // Measured on an H200 (plots/data/06_fused_topk.csv; EXPERIMENTS.md, Experiment 6): 8192 x 50257
-//   float32, K = 10: unfused 22.6 ms, torch.topk(torch.softmax(x)) 6.22 ms, fused 2.52 ms (8.97x
-//   over unfused), fast 0.391 ms (57.7x, 95.6 % of the read ceiling; 15.9x faster than torch).
-//   K = 1: 0.382 ms (97.9 %). K = 50: 0.429 ms (87.1 %; the goal of 90 % is not met). K = 256:
-//   1.11 ms (33.6 %; goal 70 %). bf16, K = 10: 0.220 ms (85.1 %; goal 85 %, met); K = 50:
-//   0.284 ms (65.9 %, not met). A batch of one, K = 50: 10.6 to 12.5 us (goal 8 us, not met).
-//   README.md has each step of the way and what limits it now.
+//   float32, K = 10: unfused 22.6 ms, torch.topk(torch.softmax(x)) 6.23 ms, fused 2.52 ms (8.96x
+//   over unfused), fast 0.394 ms (57.3x, 94.9 % of the read ceiling; 15.8x faster than torch).
+//   K = 1: 0.389 ms (96.1 %). K = 50: 0.410 ms (91.1 %, goal 90 %). K = 256: 0.570 ms (65.6 %; goal
+//   70 %, not met). K = 1024: 1.79 ms (20.9 %). bf16, K = 10: 0.221 ms (84.6 %; goal 85 %, met in
+//   the previous run at 85.1 %); K = 50: 0.259 ms (72.1 %, not met). A batch of one, K = 50: 10.7
+//   to 12.8 us (goal 8 us, not met). README.md has each step of the way and what limits it now.
 #include <cooperative_groups.h>
 #include <cub/cub.cuh>
 #include <cuda_bf16.h>
@@ -327,8 +327,10 @@ static int fused_topk(const void *x, logit_dtype dtype, size_t rows, size_t cols
 // K (warp_keep_best), and the K-th becomes the threshold. A warp offers its elements in index
 // order, and merges only between offers, so an element equal to the threshold comes after every
 // element that set it and ranks after it: `x > threshold` is exactly the test for "might be in the
-// top K". For K <= 64 the first threshold comes before any merge, from each lane's largest one or
-// two logits (warp_threshold_from_lanes).
+// top K". The first threshold comes before any merge, from a sample of the row: for K <= 32 the
+// sample's K-th largest, which at least K logits reach; for larger K a guess, lower in rank, that
+// lets through a few hundred logits where the K-th best seen so far would let through thousands
+// (warp_sample_threshold).
 
 #define FAST_WARPS 4 // warps in a block, each with its own row
 #define FAST_THREADS (FAST_WARPS * WARP_SIZE)
@@ -531,8 +533,8 @@ __device__ __forceinline__ float fold_group(online_stat &s, const uint4 *raw, fl
 }
 
 // The warp keeps its best `kept` candidates (K rounded up to a power of two) sorted at the front of
-// its buffer and appends new ones after them. Once max(32, kept/2) new ones have piled up, it sorts
-// only those and merges the two lists (warp_keep_best). Sooner means more, smaller sorts; later, a
+// its buffer and appends new ones after them. Once enough new ones have piled up, it sorts only
+// those and merges the two lists (warp_keep_best). Sooner means more, smaller sorts; later, a
 // threshold that lags, so more steps append (README.md has what the alternatives measured).
 static __host__ __device__ int warp_kept(int k)
 {
@@ -542,14 +544,17 @@ static __host__ __device__ int warp_kept(int k)
     return kept;
 }
 
-// How many new candidates pile up before the warp merges them: max(32, kept/2). With the offer that
-// crosses the mark, that is nearly always at most 128, the batch that sorts in registers. Since
-// appending and merging became cheaper (README.md), 48 is 10 % slower for bf16 at K = 50 and 24 no
-// faster than 32.
+// How many new candidates pile up before the warp merges them: kept/2, but at least 32 and at most
+// 96. With the offer that crosses the mark, that is nearly always at most 128 new ones, the batch
+// that sorts in registers. Since appending and merging became cheaper (README.md), 48 at the bottom
+// is 10 % slower for bf16 at K = 50 and 24 no faster than 32; at the top, 96 instead of kept/2 took
+// K = 256 from 0.677 to 0.570 ms and K = 1024 from 2.64 to 1.80 (64: 0.621 and 2.24).
 #define MERGE_AFTER_AT_LEAST 32
+#define MERGE_AFTER_AT_MOST 96
 static __host__ __device__ int warp_merge_after(int kept)
 {
-    return kept / 2 > MERGE_AFTER_AT_LEAST ? kept / 2 : MERGE_AFTER_AT_LEAST;
+    const int half = kept / 2;
+    return half < MERGE_AFTER_AT_LEAST ? MERGE_AFTER_AT_LEAST : half > MERGE_AFTER_AT_MOST ? MERGE_AFTER_AT_MOST : half;
 }
 
 static __host__ __device__ int warp_new_at_most(int k, int per_lane)
@@ -638,22 +643,34 @@ __device__ __forceinline__ void warp_sort_in_registers(rank_key (&e)[R])
         warp_bitonic_stage_in_registers(e, size);
 }
 
+// R x 32 keys of buf sorted into descending order in registers, R a lane.
+template <int R>
+__device__ __forceinline__ void warp_sort_through_registers(rank_key *buf)
+{
+    const int lane = threadIdx.x % WARP_SIZE;
+    rank_key e[R];
+#pragma unroll
+    for (int r = 0; r < R; r++)
+        e[r] = buf[lane + r * WARP_SIZE];
+    warp_sort_in_registers(e);
+#pragma unroll
+    for (int r = 0; r < R; r++)
+        buf[lane + r * WARP_SIZE] = e[r];
+    __syncwarp();
+}
+
 // Bitonic sort of buf[0..n) (n a power of two, at least 64) into descending key order, by one
-// warp, for the merges that do not fit in registers (K > 64, or more than 128 new ones). 64 keys
-// are sorted in registers, two a lane.
+// warp, for the merges that do not fit in registers (K > 64, or more than 128 new ones). Up to
+// 128 keys are sorted in registers, two or four a lane.
 __device__ void warp_sort_descending(rank_key *buf, int n)
 {
-    if (n > 2 * WARP_SIZE) {
-        for (int size = 2; size <= n; size *= 2)
-            for (int stride = size / 2; stride > 0; stride /= 2)
-                warp_bitonic_layer(buf, n, size, stride);
-        return;
-    }
-    const int lane = threadIdx.x % WARP_SIZE;
-    rank_key e[2] = {buf[lane], buf[lane + WARP_SIZE]};
-    warp_sort_in_registers(e);
-    buf[lane] = e[0], buf[lane + WARP_SIZE] = e[1];
-    __syncwarp();
+    if (n == 2 * WARP_SIZE)
+        return warp_sort_through_registers<2>(buf);
+    if (n == 4 * WARP_SIZE)
+        return warp_sort_through_registers<4>(buf);
+    for (int size = 2; size <= n; size *= 2)
+        for (int stride = size / 2; stride > 0; stride /= 2)
+            warp_bitonic_layer(buf, n, size, stride);
 }
 
 // For K <= 64 and at most 128 new ones (nearly every merge) both lists stay in registers: the new
@@ -729,14 +746,13 @@ __device__ __forceinline__ void warp_keep_best(warp_candidates &w)
     w.fill = w.kept;
 }
 
-// Before a warp has merged anything, its threshold is NaN and every logit is a candidate. For
-// K <= 64 a group of whole vectors gives a better start: each lane's R largest logits (R = 1 for
-// K <= 32, else 2) are distinct elements, so at least K logits are >= the K-th largest of the
-// 32 R, and no logit below it can be in the top K. The lanes sort their 32 R keys (the same
-// network as the new candidates), and the threshold becomes the float just below the K-th, so
-// that "x > threshold" keeps x >= it.
+// Before a warp has merged anything, its threshold is NaN and every logit is a candidate. A sample
+// of the row gives a better start: each lane's R largest sampled logits (R = 1 for rank <= 32,
+// else 2) are distinct elements, so at least `rank` logits of the row are >= the rank-th largest
+// of the 32 R. The lanes sort their 32 R keys (the same network as the new candidates), and the
+// threshold becomes the float just below the rank-th, so that "x > threshold" keeps x >= it.
 template <int R>
-__device__ __forceinline__ void warp_threshold_from_lanes(warp_candidates &w, const float (&best)[R])
+__device__ __forceinline__ void warp_threshold_from_lanes(warp_candidates &w, const float (&best)[R], int rank)
 {
     const int lane = threadIdx.x % WARP_SIZE;
     rank_key e[R];
@@ -744,12 +760,12 @@ __device__ __forceinline__ void warp_threshold_from_lanes(warp_candidates &w, co
     for (int r = 0; r < R; r++)
         e[r] = make_key(best[r], lane + r * WARP_SIZE);
     warp_sort_in_registers(e);
-    rank_key at = e[0]; // the K-th key sits in register (K - 1) / 32 of lane (K - 1) % 32
+    rank_key at = e[0]; // the rank-th key sits in register (rank - 1) / 32 of lane (rank - 1) % 32
 #pragma unroll
     for (int r = 1; r < R; r++)
-        if ((w.k - 1) / WARP_SIZE == r)
+        if ((rank - 1) / WARP_SIZE == r)
             at = e[r];
-    const float kth = key_logit(__shfl_sync(FULL_MASK, at, (w.k - 1) % WARP_SIZE));
+    const float kth = key_logit(__shfl_sync(FULL_MASK, at, (rank - 1) % WARP_SIZE));
     if (kth > -INFINITY) // else every logit may be in the top K, -inf ones too: no threshold yet
         w.threshold = nextafterf(kth, -INFINITY);
 }
@@ -768,6 +784,54 @@ __device__ __forceinline__ void largest_two(const uint4 *r, float (&best)[2])
             b = fmaxf(b, fminf(a, v[j])), a = fmaxf(a, v[j]);
     }
     best[0] = a, best[1] = b;
+}
+
+// The first threshold comes from a sample of FAST_SAMPLE_VECTORS vectors a lane (1 024 float32 or
+// 2 048 16-bit logits), from the middles of as many equal parts of the row, not from its start: in
+// a vocabulary the first ids are the most frequent tokens, often the most probable, and a sample
+// of them would say too little about the rest. The sample's K-th largest is a certain threshold:
+// at least K logits reach it. For K > 32 the warp may guess instead (`guess`): a row's top K are
+// spread over the row, so the sample of n of its V logits holds about lambda = K n / V of them, and
+// the guess is the sample's rank-th largest with rank = lambda + 4 sqrt(lambda) + 4. The sample
+// holds that many of the row's top K less often than once in 10 000 rows in random order, so at
+// least K logits of the row nearly always reach the guess; the kernel checks that they did. At
+// K = 50 and V = 50257 (float32) the guess is the 10th of the sample, which some 500 logits of the
+// row reach, where the certain one lets through nearly all of them and the K-th best of what a
+// warp has seen lets through twice as many as the guess before it catches up.
+__device__ __forceinline__ int sample_rank(int k, size_t cols, int sampled, bool guess)
+{
+    const float lambda = (float)k * (float)sampled / (float)cols;
+    const int rank = (int)ceilf(lambda + 4.0f * sqrtf(lambda) + 4.0f);
+    return guess && rank < k ? rank : k;
+}
+
+// Sets the warp's first threshold from the sample. Not for a row of fewer than
+// FAST_SAMPLE_VECTORS x 32 vectors (the sample's vectors would not be distinct), nor where the rank
+// is past the keys that the lanes hold: 64 for a guess, 32 for a certain threshold (the lanes'
+// maxima alone; holding two a lane made ptxas spill in the kernel for K <= 32). The sampled vectors are read again, from memory, when
+// the warp offers them: 2 % more bytes for float32.
+template <typename T>
+__device__ __forceinline__ void warp_sample_threshold(warp_candidates &w, const row_parts<T> &p, size_t cols,
+                                                      bool guess)
+{
+    typedef logits16<T> vec;
+    const int lane = threadIdx.x % WARP_SIZE;
+    const unsigned warp_rows = (unsigned)p.vectors / WARP_SIZE;
+    const int rank = sample_rank(w.k, cols, FAST_SAMPLE_VECTORS * WARP_SIZE * vec::count, guess);
+    if (warp_rows < FAST_SAMPLE_VECTORS || rank > (guess ? 2 : 1) * WARP_SIZE)
+        return;
+    uint4 raw[FAST_SAMPLE_VECTORS];
+#pragma unroll
+    for (int i = 0; i < FAST_SAMPLE_VECTORS; i++)
+        raw[i] = __ldcs(p.body + FAST_SAMPLED_WARP_ROW(i, warp_rows) * WARP_SIZE + lane);
+    if (rank <= WARP_SIZE) {
+        const float best[1] = {vec::template largest<FAST_SAMPLE_VECTORS>(raw)};
+        warp_threshold_from_lanes(w, best, rank);
+    } else {
+        float best[2];
+        largest_two<T, FAST_SAMPLE_VECTORS>(raw, best);
+        warp_threshold_from_lanes(w, best, rank);
+    }
 }
 
 // The most logits a lane appends at once.
@@ -881,32 +945,19 @@ __device__ __forceinline__ void warp_step(warp_candidates &w, online_stat &s, co
 // test and one vote. What is left of the body goes a vector a lane.
 // Within a chunk the vectors are offered one after another, and vector u + 1 of every lane comes
 // after vector u of every lane in the row: the warp still offers the row in index order.
+// The first threshold comes from a sample of the row (warp_sample_threshold); with `guess`, the
+// caller must check that K logits reached it.
 template <typename T>
-__device__ void warp_offer_row(warp_candidates &w, online_stat &s, const T *xr, size_t cols)
+__device__ void warp_offer_row(warp_candidates &w, online_stat &s, const T *xr, size_t cols, bool guess)
 {
     typedef logits16<T> vec;
     const int lane = threadIdx.x % WARP_SIZE, chunk = FAST_UNROLL * WARP_SIZE;
     const row_parts<T> p = split_row(xr, cols);
+    warp_sample_threshold(w, p, cols, guess);
     {
         const bool have = lane < p.head;
         const float v[1][1] = {{have ? logit_to_float(xr[lane]) : 0.0f}};
         warp_step(w, s, v, lane, have);
-    }
-    // A first threshold, from the first chunk's lanes. The chunk is read again by the loop below:
-    // taking the threshold inside the loop, at its first chunk, made ptxas spill registers there.
-    if (w.k <= 2 * WARP_SIZE && chunk <= p.vectors) {
-        uint4 raw[FAST_UNROLL];
-#pragma unroll
-        for (int u = 0; u < FAST_UNROLL; u++)
-            raw[u] = p.body[u * WARP_SIZE + lane];
-        if (w.k <= WARP_SIZE) {
-            const float best[1] = {vec::template largest<FAST_UNROLL>(raw)};
-            warp_threshold_from_lanes(w, best);
-        } else {
-            float best[2];
-            largest_two<T, FAST_UNROLL>(raw, best);
-            warp_threshold_from_lanes(w, best);
-        }
     }
     const uint4 *at = p.body + lane;
     int i0 = 0;
@@ -948,12 +999,28 @@ __device__ void write_topk(const rank_key *sorted, online_stat s, size_t row, in
         write_entry(sorted[j], j, s, row, k, indices, probs);
 }
 
-// The loads in flight come from the warps: 8 blocks of 4 warps an SM need at most 64 registers a
-// thread, which the kernel fits in with no spills for float32 and bf16 logits and 8 bytes for fp16
-// (`-Xptxas -v`). 7 blocks (72 registers) were 1.15x slower; 9 (56 registers,
-// no spills for float32 and bf16) no faster for float32 and 3 % slower for bf16; 10 or 12 spill
-// and were slower (README.md; measured before the merge became a call).
+// The best K of a row into buf[0..K), sorted, with a certain first threshold: for the rare row in
+// which fewer than K logits reached fast_row's guess, and for fast_split's row with too many logits
+// at its bound. A call, so that this second copy of the row's loop costs the first no registers.
 template <typename T>
+__device__ __noinline__ void warp_rank_row_again(rank_key *buf, int k, int capacity, const T *xr, size_t cols)
+{
+    warp_candidates w = warp_candidates_init(buf, k, capacity);
+    online_stat unused = ONLINE_IDENTITY; // the caller has the statistic
+    warp_offer_row(w, unused, xr, cols, false);
+    warp_keep_best(w);
+}
+
+// The loads in flight come from the warps: 8 blocks of 4 warps an SM need at most 64 registers a
+// thread. 7 blocks (72 registers) were 1.15x slower; 9 (56 registers) no faster for float32 and 3 %
+// slower for bf16; 10 or 12 spill and were slower (README.md; measured before the merge became a
+// call). At 64 the kernel spills a few bytes (`-Xptxas -v`): none for float32 with K <= 32, 16 bf16
+// and 28 fp16; with a guess 8, 40 and 76.
+// With Guess (K > GUESS_ABOVE_K) the first threshold is a guess, and a row in which fewer than K
+// logits reached it is ranked again. That call costs registers even where it is not taken, and bf16
+// at K = 10, where a guess saves nothing, took 0.2219 ms with it against 0.2202 without, side by side.
+#define GUESS_ABOVE_K 32
+template <typename T, bool Guess>
 static __global__ void __launch_bounds__(FAST_THREADS, 8)
     fast_row_kernel(const T *__restrict__ x, size_t rows, size_t cols, int k, int *__restrict__ indices,
                     float *__restrict__ probs)
@@ -966,8 +1033,11 @@ static __global__ void __launch_bounds__(FAST_THREADS, 8)
     const int capacity = warp_capacity(k, logits16<T>::count);
     warp_candidates w = warp_candidates_init(buffers + warp * capacity, k, capacity);
     online_stat s = ONLINE_IDENTITY;
-    warp_offer_row(w, s, x + row * cols, cols);
+    const T *xr = x + row * cols;
+    warp_offer_row(w, s, xr, cols, Guess);
     warp_keep_best(w);
+    if (Guess && w.buf[k - 1] == 0) // fewer than K logits reached the guess
+        warp_rank_row_again(w.buf, k, capacity, xr, cols);
     write_topk(w.buf, warp_combine(s), row, k, indices, probs);
 }
 
@@ -1310,10 +1380,7 @@ static __global__ void __launch_bounds__(SPLIT_THREADS, 1)
                 __syncthreads();
             }
     } else if (warp == 0) { // too many logits reach the bound: the whole row, as fast_row does it
-        warp_candidates w = warp_candidates_init(area + 1, k, warp_capacity(k, vec::count));
-        online_stat unused = ONLINE_IDENTITY;
-        warp_offer_row(w, unused, xr, cols);
-        warp_keep_best(w);
+        warp_rank_row_again(mine, k, warp_capacity(k, vec::count), xr, cols);
     }
     if (warp == 0)
         write_topk(mine, total, row, k, indices, probs);
@@ -1378,19 +1445,28 @@ static int split_blocks(void)
     return blocks;
 }
 
-template <typename T>
-static void launch_fast_row(const void *x, size_t rows, size_t cols, int k, int *indices, float *probs)
+template <typename T, bool Guess>
+static void launch_fast_row_kernel(const void *x, size_t rows, size_t cols, int k, int *indices, float *probs)
 {
     static bool shared_memory_raised;
     if (!shared_memory_raised) { // room for the largest K
         const int most = FAST_WARPS * warp_capacity(CLI_MAX_K, logits16<T>::count) * (int)sizeof(rank_key);
-        CUDA_CHECK(cudaFuncSetAttribute(fast_row_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, most));
+        CUDA_CHECK(cudaFuncSetAttribute(fast_row_kernel<T, Guess>, cudaFuncAttributeMaxDynamicSharedMemorySize, most));
         shared_memory_raised = true;
     }
     const size_t shared = FAST_WARPS * warp_capacity(k, logits16<T>::count) * sizeof(rank_key);
-    fast_row_kernel<T><<<(unsigned)ceil_div(rows, FAST_WARPS), FAST_THREADS, shared>>>((const T *)x, rows, cols, k,
-                                                                                        indices, probs);
+    fast_row_kernel<T, Guess><<<(unsigned)ceil_div(rows, FAST_WARPS), FAST_THREADS, shared>>>(
+        (const T *)x, rows, cols, k, indices, probs);
     CUDA_CHECK_LAUNCH("fast_row_kernel");
+}
+
+template <typename T>
+static void launch_fast_row(const void *x, size_t rows, size_t cols, int k, int *indices, float *probs)
+{
+    if (k > GUESS_ABOVE_K)
+        launch_fast_row_kernel<T, true>(x, rows, cols, k, indices, probs);
+    else
+        launch_fast_row_kernel<T, false>(x, rows, cols, k, indices, probs);
 }
 
 // A cluster of blocks per row.

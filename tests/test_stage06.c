@@ -1,6 +1,7 @@
 /* Stage 06 on the GPU: every variant against the fp64 top-K for row lengths from 1 to 128256 and K
  * from 1 to 1024 (and K = V), in float32, bf16 and fp16; rows full of ties, masked rows, huge
- * magnitudes; the same answer bit for bit on every run; and fast's choice of the split for a batch of one. */
+ * magnitudes, rows that fool fast_row's guessed threshold; the same answer bit for bit on every run; and
+ * fast's choice of the split for a batch of one. */
 #include <string.h>
 
 #include "../06_fused_topk/fused_topk.h"
@@ -123,6 +124,43 @@ Test(stage06, masked_rows)
     for (int k = 1; k <= 256; k *= 4)
         expect_all_pass(&c, k, true, "masked");
     topk_case_destroy(&c);
+}
+
+/* Rows that fool fast_row's guessed first threshold: in the logits it samples, each lane gets `per_lane`
+ * large ones, 32 x per_lane in all, fewer than K, and the rest of the row is small. The guess (a
+ * large logit) is then reached by fewer than K logits, and the warp must rank the row again without
+ * one. Rows of 50257 start off 16-byte boundaries, so the sample sits at a different offset in each. */
+static void fool_the_guess(topk_case *c, int per_lane)
+{
+    const size_t per_vector = 16 / dtype_size(c->dtype);
+    for (size_t r = 0; r < c->rows; r++) {
+        const size_t misaligned = r * c->cols % per_vector;
+        const size_t head = misaligned ? per_vector - misaligned : 0;
+        const size_t warp_rows = (c->cols - head) / per_vector / 32;
+        for (size_t lane = 0; lane < 32; lane++)
+            for (int j = 0; j < per_lane; j++) {
+                const size_t i = (lane + 4 * (size_t)j) % FAST_SAMPLE_VECTORS;
+                const size_t vector = FAST_SAMPLED_WARP_ROW(i, warp_rows) * 32 + lane;
+                c->x_host[r * c->cols + head + vector * per_vector] = 20.0f + (float)(lane + 32 * j) / 8.0f;
+            }
+    }
+    topk_case_refresh(c);
+}
+
+Test(stage06, rows_that_fool_the_guess)
+{
+    open_or_skip();
+    const struct {
+        logit_dtype dtype;
+        int k, per_lane;
+    } cases[] = {{DTYPE_F32, 50, 1}, {DTYPE_BF16, 50, 1}, {DTYPE_F16, 256, 1}, {DTYPE_F32, 1024, 2}};
+    for (int i = 0; i < 4; i++) {
+        topk_case c = topk_case_create(3, 50257, cases[i].dtype, (input_spec){DIST_NORMAL, -3.0, 3.0},
+                                       991 + (uint64_t)i, cases[i].k);
+        fool_the_guess(&c, cases[i].per_lane);
+        expect_all_pass(&c, cases[i].k, false, "the guess fooled");
+        topk_case_destroy(&c);
+    }
 }
 
 /* Magnitudes far beyond where exp overflows: [500, 1000], [-1000, 1000], +-1e30. */
