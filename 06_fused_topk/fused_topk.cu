@@ -796,8 +796,9 @@ __device__ __forceinline__ void largest_two(const uint4 *r, float (&best)[2])
 // holds that many of the row's top K less often than once in 10 000 rows in random order, so at
 // least K logits of the row nearly always reach the guess; the kernel checks that they did. At
 // K = 50 and V = 50257 (float32) the guess is the 10th of the sample, which some 500 logits of the
-// row reach, where the certain one lets through nearly all of them and the K-th best of what a
-// warp has seen lets through twice as many as the guess before it catches up.
+// row reach, against some 2 500 for the sample's 50th; a simulation of the algorithm put the
+// candidates at about 200 a row with the guess and 400 with a first threshold from the first
+// chunk (README.md).
 __device__ __forceinline__ int sample_rank(int k, size_t cols, int sampled, bool guess)
 {
     const float lambda = (float)k * (float)sampled / (float)cols;
@@ -808,8 +809,9 @@ __device__ __forceinline__ int sample_rank(int k, size_t cols, int sampled, bool
 // Sets the warp's first threshold from the sample. Not for a row of fewer than
 // FAST_SAMPLE_VECTORS x 32 vectors (the sample's vectors would not be distinct), nor where the rank
 // is past the keys that the lanes hold: 64 for a guess, 32 for a certain threshold (the lanes'
-// maxima alone; holding two a lane made ptxas spill in the kernel for K <= 32). The sampled vectors are read again, from memory, when
-// the warp offers them: 2 % more bytes for float32.
+// maxima alone; holding two a lane made ptxas spill in the kernel for K <= 32). The sampled
+// vectors are read again, from memory, when the warp offers them: 2 % more bytes for float32, 4 %
+// for 16-bit logits (a sample of 4 vectors a lane for those was no faster; README.md).
 template <typename T>
 __device__ __forceinline__ void warp_sample_threshold(warp_candidates &w, const row_parts<T> &p, size_t cols,
                                                       bool guess)
