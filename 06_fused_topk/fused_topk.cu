@@ -1003,11 +1003,12 @@ __device__ void write_topk(const rank_key *sorted, online_stat s, size_t row, in
 
 // The best K of a row into buf[0..K), sorted, with a certain first threshold: for the rare row in
 // which fewer than K logits reached fast_row's guess, and for fast_split's row with too many logits
-// at its bound. A call, so that this second copy of the row's loop costs the first no registers.
+// at its bound. buf has fast_row's room for K (warp_capacity). A call, so that this second copy of
+// the row's loop costs the first no registers.
 template <typename T>
-__device__ __noinline__ void warp_rank_row_again(rank_key *buf, int k, int capacity, const T *xr, size_t cols)
+__device__ __noinline__ void warp_rank_row_again(rank_key *buf, int k, const T *xr, size_t cols)
 {
-    warp_candidates w = warp_candidates_init(buf, k, capacity);
+    warp_candidates w = warp_candidates_init(buf, k, warp_capacity(k, logits16<T>::count));
     online_stat unused = ONLINE_IDENTITY; // the caller has the statistic
     warp_offer_row(w, unused, xr, cols, false);
     warp_keep_best(w);
@@ -1039,7 +1040,7 @@ static __global__ void __launch_bounds__(FAST_THREADS, 8)
     warp_offer_row(w, s, xr, cols, Guess);
     warp_keep_best(w);
     if (Guess && w.buf[k - 1] == 0) // fewer than K logits reached the guess
-        warp_rank_row_again(w.buf, k, capacity, xr, cols);
+        warp_rank_row_again(w.buf, k, xr, cols);
     write_topk(w.buf, warp_combine(s), row, k, indices, probs);
 }
 
@@ -1382,7 +1383,7 @@ static __global__ void __launch_bounds__(SPLIT_THREADS, 1)
                 __syncthreads();
             }
     } else if (warp == 0) { // too many logits reach the bound: the whole row, as fast_row does it
-        warp_rank_row_again(mine, k, warp_capacity(k, vec::count), xr, cols);
+        warp_rank_row_again(mine, k, xr, cols);
     }
     if (warp == 0)
         write_topk(mine, total, row, k, indices, probs);
