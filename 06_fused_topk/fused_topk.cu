@@ -23,12 +23,12 @@
 //        ./run --input logits.npy --output answer --k 50
 //
 // Measured on an H200 (plots/data/06_fused_topk.csv; EXPERIMENTS.md, Experiment 6): 8192 x 50257
-//   float32, K = 10: unfused 22.6 ms, torch.topk(torch.softmax(x)) 6.23 ms, fused 2.52 ms (8.96x
-//   over unfused), fast 0.394 ms (57.3x, 94.9 % of the read ceiling; 15.8x faster than torch).
-//   K = 1: 0.389 ms (96.1 %). K = 50: 0.410 ms (91.1 %, goal 90 %). K = 256: 0.570 ms (65.6 %; goal
-//   70 %, not met). K = 1024: 1.79 ms (20.9 %). bf16, K = 10: 0.221 ms (84.6 %; goal 85 %, met in
-//   the previous run at 85.1 %); K = 50: 0.259 ms (72.1 %, not met). A batch of one, K = 50: 10.7
-//   to 12.8 us (goal 8 us, not met). README.md has each step of the way and what limits it now.
+//   float32, K = 10: unfused 22.8 ms, torch.topk(torch.softmax(x)) 6.29 ms, fused 2.54 ms (8.98x
+//   over unfused), fast 0.378 ms (60.3x, 97.1 % of the read ceiling; 16.6x faster than torch).
+//   K = 1: 0.372 ms (98.8 %). K = 50: 0.398 ms (92.3 %, goal 90 %). K = 256: 0.545 ms (67.4 %; goal
+//   70 %, not met). K = 1024: 1.79 ms (20.5 %). bf16, K = 10: 0.213 ms (86.2 %, goal 85 %); K = 50:
+//   0.256 ms (71.7 %, not met). A batch of one, K = 50: 10.7 to 12.6 us (goal 8 us, not met).
+//   README.md has each step of the way and what limits it now.
 #include <cooperative_groups.h>
 #include <cub/cub.cuh>
 #include <cuda_bf16.h>
@@ -548,7 +548,10 @@ static __host__ __device__ int warp_kept(int k)
 // 96. With the offer that crosses the mark, that is nearly always at most 128 new ones, the batch
 // that sorts in registers. Since appending and merging became cheaper (README.md), 48 at the bottom
 // is 10 % slower for bf16 at K = 50 and 24 no faster than 32; at the top, 96 instead of kept/2 took
-// K = 256 from 0.677 to 0.570 ms and K = 1024 from 2.64 to 1.80 (64: 0.621 and 2.24).
+// K = 256 from 0.677 to 0.570 ms and K = 1024 from 2.64 to 1.80 (64: 0.621 and 2.24). 112 took
+// K = 256 to 0.534 ms against 0.544 and K = 1024 to 1.88 against 1.80: there a chunk brings some 15
+// candidates, and a simulation puts a quarter of the merges past 128 new ones, sorted in shared
+// memory (README.md).
 #define MERGE_AFTER_AT_LEAST 32
 #define MERGE_AFTER_AT_MOST 96
 static __host__ __device__ int warp_merge_after(int kept)
@@ -747,10 +750,11 @@ __device__ __forceinline__ void warp_keep_best(warp_candidates &w)
 }
 
 // Before a warp has merged anything, its threshold is NaN and every logit is a candidate. A sample
-// of the row gives a better start: each lane's R largest sampled logits (R = 1 for rank <= 32,
-// else 2) are distinct elements, so at least `rank` logits of the row are >= the rank-th largest
-// of the 32 R. The lanes sort their 32 R keys (the same network as the new candidates), and the
-// threshold becomes the float just below the rank-th, so that "x > threshold" keeps x >= it.
+// of the row gives a better start: each lane's R largest sampled logits (R = 1 for a certain
+// threshold, 2 for a guess) are distinct elements, so at least `rank` logits of the row are >= the
+// rank-th largest of the 32 R. The lanes sort their 32 R keys (the same network as the new
+// candidates), and the threshold becomes the float just below the rank-th, so that
+// "x > threshold" keeps x >= it.
 template <int R>
 __device__ __forceinline__ void warp_threshold_from_lanes(warp_candidates &w, const float (&best)[R], int rank)
 {
@@ -809,9 +813,13 @@ __device__ __forceinline__ int sample_rank(int k, size_t cols, int sampled, bool
 // Sets the warp's first threshold from the sample. Not for a row of fewer than
 // FAST_SAMPLE_VECTORS x 32 vectors (the sample's vectors would not be distinct), nor where the rank
 // is past the keys that the lanes hold: 64 for a guess, 32 for a certain threshold (the lanes'
-// maxima alone; holding two a lane made ptxas spill in the kernel for K <= 32). The sampled
-// vectors are read again, from memory, when the warp offers them: 2 % more bytes for float32, 4 %
-// for 16-bit logits (a sample of 4 vectors a lane for those was no faster; README.md).
+// maxima alone; holding two a lane made ptxas spill in the kernel for K <= 32). A guess ranks the
+// lanes' two largest even when its rank is 32 or less: where a lane holds two of the sample's
+// largest, its maximum alone would put the rank-th lower (K = 256: 0.544 ms against 0.569).
+// The sampled vectors are read again when the warp offers them. Loaded with L2's normal eviction
+// priority, not the evict-first of the scan's loads, they are still in L2 then, and DRAM reads
+// them once: K = 10 0.386 ms against 0.394, bf16 K = 10 0.216 against 0.221 (README.md). A sample of
+// 4 vectors a lane for 16-bit logits was no faster.
 template <typename T>
 __device__ __forceinline__ void warp_sample_threshold(warp_candidates &w, const row_parts<T> &p, size_t cols,
                                                       bool guess)
@@ -825,8 +833,8 @@ __device__ __forceinline__ void warp_sample_threshold(warp_candidates &w, const 
     uint4 raw[FAST_SAMPLE_VECTORS];
 #pragma unroll
     for (int i = 0; i < FAST_SAMPLE_VECTORS; i++)
-        raw[i] = __ldcs(p.body + FAST_SAMPLED_WARP_ROW(i, warp_rows) * WARP_SIZE + lane);
-    if (rank <= WARP_SIZE) {
+        raw[i] = __ldcg(p.body + FAST_SAMPLED_WARP_ROW(i, warp_rows) * WARP_SIZE + lane);
+    if (!guess) {
         const float best[1] = {vec::template largest<FAST_SAMPLE_VECTORS>(raw)};
         warp_threshold_from_lanes(w, best, rank);
     } else {
@@ -1018,7 +1026,7 @@ __device__ __noinline__ void warp_rank_row_again(rank_key *buf, int k, const T *
 // thread. 7 blocks (72 registers) were 1.15x slower; 9 (56 registers) no faster for float32 and 3 %
 // slower for bf16; 10 or 12 spill and were slower (README.md; measured before the merge became a
 // call). At 64 the kernel spills a few bytes (`-Xptxas -v`): none for float32 with K <= 32, 16 bf16
-// and 28 fp16; with a guess 8, 40 and 76.
+// and 28 fp16; with a guess 16, 44 and 88.
 // With Guess (K > GUESS_ABOVE_K) the first threshold is a guess, and a row in which fewer than K
 // logits reached it is ranked again. That call costs registers even where it is not taken, and bf16
 // at K = 10, where a guess saves nothing, took 0.2219 ms with it against 0.2202 without, side by side.
