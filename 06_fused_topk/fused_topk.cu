@@ -24,10 +24,10 @@
 //
 // Measured on an H200 (plots/data/06_fused_topk.csv; EXPERIMENTS.md, Experiment 6): 8192 x 50257
 //   float32, K = 10: unfused 22.8 ms, torch.topk(torch.softmax(x)) 6.29 ms, fused 2.54 ms (8.98x
-//   over unfused), fast 0.378 ms (60.3x, 97.1 % of the read ceiling; 16.6x faster than torch).
-//   K = 1: 0.372 ms (98.8 %). K = 50: 0.398 ms (92.3 %, goal 90 %). K = 256: 0.545 ms (67.4 %; goal
-//   70 %, not met). K = 1024: 1.79 ms (20.5 %). bf16, K = 10: 0.213 ms (86.2 %, goal 85 %); K = 50:
-//   0.256 ms (71.7 %, not met). A batch of one, K = 50: 10.7 to 12.6 us (goal 8 us, not met).
+//   over unfused), fast 0.378 ms (60.2x, 96.8 % of the read ceiling; 16.6x faster than torch).
+//   K = 1: 0.371 ms (98.6 %). K = 50: 0.397 ms (92.3 %, goal 90 %). K = 256: 0.518 ms (70.6 %, goal
+//   70 %). K = 1024: 1.79 ms (20.5 %). bf16, K = 10: 0.213 ms (85.9 %, goal 85 %); K = 50: 0.256 ms
+//   (71.4 %, not met). A batch of one, K = 50: 10.3 to 12.4 us (goal 8 us, not met).
 //   README.md has each step of the way and what limits it now.
 #include <cooperative_groups.h>
 #include <cub/cub.cuh>
@@ -545,19 +545,20 @@ static __host__ __device__ int warp_kept(int k)
 }
 
 // How many new candidates pile up before the warp merges them: kept/2, but at least 32 and at most
-// 96. With the offer that crosses the mark, that is nearly always at most 128 new ones, the batch
-// that sorts in registers. Since appending and merging became cheaper (README.md), 48 at the bottom
-// is 10 % slower for bf16 at K = 50 and 24 no faster than 32; at the top, 96 instead of kept/2 took
-// K = 256 from 0.677 to 0.570 ms and K = 1024 from 2.64 to 1.80 (64: 0.621 and 2.24). 112 took
-// K = 256 to 0.534 ms against 0.544 and K = 1024 to 1.88 against 1.80: there a chunk brings some 15
-// candidates, and a simulation puts a quarter of the merges past 128 new ones, sorted in shared
-// memory (README.md).
+// 112, or 96 past K = 256. With the offer that crosses the mark, that is nearly always at most 128
+// new ones, the batch that sorts in registers. Since appending and merging became cheaper
+// (README.md), 48 at the bottom is 10 % slower for bf16 at K = 50 and 24 no faster than 32; at the
+// top, 96 instead of kept/2 took K = 256 from 0.677 to 0.570 ms and K = 1024 from 2.64 to 1.80
+// (64: 0.621 and 2.24). 112 takes K = 256 from 0.528 to 0.518 ms, side by side, but K = 1024 from
+// 1.80 to 1.88: there a chunk brings some 15 candidates, and a simulation puts a quarter of the
+// merges past 128 new ones, sorted in shared memory (README.md).
 #define MERGE_AFTER_AT_LEAST 32
-#define MERGE_AFTER_AT_MOST 96
+#define MERGE_AFTER_AT_MOST 112
+#define MERGE_AFTER_AT_MOST_PAST_256 96
 static __host__ __device__ int warp_merge_after(int kept)
 {
-    const int half = kept / 2;
-    return half < MERGE_AFTER_AT_LEAST ? MERGE_AFTER_AT_LEAST : half > MERGE_AFTER_AT_MOST ? MERGE_AFTER_AT_MOST : half;
+    const int half = kept / 2, most = kept > 256 ? MERGE_AFTER_AT_MOST_PAST_256 : MERGE_AFTER_AT_MOST;
+    return half < MERGE_AFTER_AT_LEAST ? MERGE_AFTER_AT_LEAST : half > most ? most : half;
 }
 
 static __host__ __device__ int warp_new_at_most(int k, int per_lane)
@@ -774,11 +775,12 @@ __device__ __forceinline__ void warp_threshold_from_lanes(warp_candidates &w, co
         w.threshold = nextafterf(kth, -INFINITY);
 }
 
-// A lane's two largest of G vectors: b is the largest of what a did not take.
+// G vectors into a lane's two largest so far, best[0] >= best[1]: b is the largest of what a did
+// not take.
 template <typename T, int G>
 __device__ __forceinline__ void largest_two(const uint4 *r, float (&best)[2])
 {
-    float a = -INFINITY, b = -INFINITY;
+    float a = best[0], b = best[1];
 #pragma unroll
     for (int g = 0; g < G; g++) {
         float v[logits16<T>::count];
@@ -816,6 +818,12 @@ __device__ __forceinline__ int sample_rank(int k, size_t cols, int sampled, bool
 // maxima alone; holding two a lane made ptxas spill in the kernel for K <= 32). A guess ranks the
 // lanes' two largest even when its rank is 32 or less: where a lane holds two of the sample's
 // largest, its maximum alone would put the rank-th lower (K = 256: 0.544 ms against 0.569).
+// For K >= FAST_WIDE_SAMPLE_K a guess samples FAST_WIDE_SAMPLE_LOGITS logits, 16 float32 vectors
+// a lane (16-bit logits have that many in 8), where the rank stays within the 64 keys: the guess
+// is closer to the K-th, and at K = 256 the row's candidates are some 9 % fewer (a simulation) and
+// the kernel 0.528 ms against 0.543, side by side. The second 8 vectors cost a DRAM round trip
+// more at the row's start, which K = 50 does not win back (0.401 against 0.398), and 16 in flight
+// would take 64 registers.
 // The sampled vectors are read again when the warp offers them. Loaded with L2's normal eviction
 // priority, not the evict-first of the scan's loads, they are still in L2 then, and DRAM reads
 // them once: K = 10 0.386 ms against 0.394, bf16 K = 10 0.216 against 0.221 (README.md). A sample of
@@ -827,19 +835,31 @@ __device__ __forceinline__ void warp_sample_threshold(warp_candidates &w, const 
     typedef logits16<T> vec;
     const int lane = threadIdx.x % WARP_SIZE;
     const unsigned warp_rows = (unsigned)p.vectors / WARP_SIZE;
-    const int rank = sample_rank(w.k, cols, FAST_SAMPLE_VECTORS * WARP_SIZE * vec::count, guess);
+    const int wide = FAST_WIDE_SAMPLE_LOGITS / (WARP_SIZE * vec::count); // vectors a lane
+    int vectors = FAST_SAMPLE_VECTORS, rank = sample_rank(w.k, cols, vectors * WARP_SIZE * vec::count, guess);
+    if (guess && w.k >= FAST_WIDE_SAMPLE_K && wide > vectors && warp_rows >= (unsigned)wide) {
+        const int wide_rank = sample_rank(w.k, cols, FAST_WIDE_SAMPLE_LOGITS, true);
+        if (wide_rank <= 2 * WARP_SIZE)
+            vectors = wide, rank = wide_rank;
+    }
     if (warp_rows < FAST_SAMPLE_VECTORS || rank > (guess ? 2 : 1) * WARP_SIZE)
         return;
-    uint4 raw[FAST_SAMPLE_VECTORS];
-#pragma unroll
-    for (int i = 0; i < FAST_SAMPLE_VECTORS; i++)
-        raw[i] = __ldcg(p.body + FAST_SAMPLED_WARP_ROW(i, warp_rows) * WARP_SIZE + lane);
     if (!guess) {
+        uint4 raw[FAST_SAMPLE_VECTORS];
+#pragma unroll
+        for (int i = 0; i < FAST_SAMPLE_VECTORS; i++)
+            raw[i] = __ldcg(p.body + FAST_SAMPLED_WARP_ROW(i, FAST_SAMPLE_VECTORS, warp_rows) * WARP_SIZE + lane);
         const float best[1] = {vec::template largest<FAST_SAMPLE_VECTORS>(raw)};
         warp_threshold_from_lanes(w, best, rank);
     } else {
-        float best[2];
-        largest_two<T, FAST_SAMPLE_VECTORS>(raw, best);
+        float best[2] = {-INFINITY, -INFINITY};
+        for (int first = 0; first < vectors; first += FAST_SAMPLE_VECTORS) { // 8 loads in flight at a time
+            uint4 raw[FAST_SAMPLE_VECTORS];
+#pragma unroll
+            for (int i = 0; i < FAST_SAMPLE_VECTORS; i++)
+                raw[i] = __ldcg(p.body + FAST_SAMPLED_WARP_ROW(first + i, vectors, warp_rows) * WARP_SIZE + lane);
+            largest_two<T, FAST_SAMPLE_VECTORS>(raw, best);
+        }
         warp_threshold_from_lanes(w, best, rank);
     }
 }
@@ -1223,6 +1243,18 @@ __device__ __forceinline__ void load_tile(uint4 (&raw)[SPLIT_UNROLL], const row_
     }
 }
 
+// A cluster barrier's arrive that orders no memory. The default arrive is a release, whose fence
+// waits for every earlier load and store of the thread, here the whole tile in flight: 800 of the
+// 2 400 cycles to the end of a batch of one's fold went into that wait, and 300 of them came back
+// with this arrive (README.md). The counts zeroed before it are published by the next arrive, a
+// release.
+__device__ __forceinline__ void cluster_arrive_relaxed()
+{
+#if __CUDA_ARCH__ >= 900
+    asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
+#endif
+}
+
 // Clusters are sm_90's: built for an older GPU, the kernel is empty, and split_available() (which
 // reads the version the kernel was built for) keeps it from being launched.
 template <typename T>
@@ -1251,10 +1283,8 @@ static __global__ void __launch_bounds__(SPLIT_THREADS, 1)
     //    tail in the last) into its statistic and maximum; each group's maximum into the shared
     //    memory of every block. A row of up to SPLIT_UNROLL vectors a thread stays in registers
     //    for step 3; a longer one is read again there, a tile at a time.
-    //    The first tile's loads go out before anything else. The cluster barrier's arrive below
-    //    is a release, whose fence waits for the thread's earlier loads: with the tail logit
-    //    loaded first, the last block issued its tile a DRAM round trip late, and every block
-    //    waited for it at the next barrier.
+    //    The first tile's loads go out before anything else, and the first cluster barrier's
+    //    arrive is relaxed (cluster_arrive_relaxed): it only says that the block has started.
     uint4 raw[SPLIT_UNROLL];
     load_tile(raw, p, first + t, end);
     const float edge_logit = head || tail ? logit_to_float(p.logits[edge]) : -INFINITY;
@@ -1263,7 +1293,7 @@ static __global__ void __launch_bounds__(SPLIT_THREADS, 1)
         *count = 0;
     for (int i = t; i < KTH_ROUNDS * SKEWED_COUNTS; i += SPLIT_THREADS)
         counts[i / SKEWED_COUNTS][i % SKEWED_COUNTS] = 0;
-    cluster.barrier_arrive(); // this block has started (waited for before its shared memory is written)
+    cluster_arrive_relaxed(); // this block has started (waited for before its shared memory is written)
 
     online_stat s = ONLINE_IDENTITY;
     float most = -INFINITY;

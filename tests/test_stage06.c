@@ -126,11 +126,11 @@ Test(stage06, masked_rows)
     topk_case_destroy(&c);
 }
 
-/* Rows that fool fast_row's guessed first threshold: in the logits it samples, each lane gets `per_lane`
- * large ones, 32 x per_lane in all, fewer than K, and the rest of the row is small. The guess (a
+/* Rows that fool fast_row's guessed first threshold: in the logits it samples (`sampled` vectors a
+ * lane), each lane gets `per_lane` large ones, 32 x per_lane in all, fewer than K, and the rest of the row is small. The guess (a
  * large logit) is then reached by fewer than K logits, and the warp must rank the row again without
  * one. Rows of 50257 start off 16-byte boundaries, so the sample sits at a different offset in each. */
-static void fool_the_guess(topk_case *c, int per_lane)
+static void fool_the_guess(topk_case *c, int per_lane, int sampled)
 {
     const size_t per_vector = 16 / dtype_size(c->dtype);
     for (size_t r = 0; r < c->rows; r++) {
@@ -139,8 +139,8 @@ static void fool_the_guess(topk_case *c, int per_lane)
         const size_t warp_rows = (c->cols - head) / per_vector / 32;
         for (size_t lane = 0; lane < 32; lane++)
             for (int j = 0; j < per_lane; j++) {
-                const size_t i = (lane + 4 * (size_t)j) % FAST_SAMPLE_VECTORS;
-                const size_t vector = FAST_SAMPLED_WARP_ROW(i, warp_rows) * 32 + lane;
+                const size_t i = (lane + 4 * (size_t)j) % (size_t)sampled;
+                const size_t vector = FAST_SAMPLED_WARP_ROW(i, (size_t)sampled, warp_rows) * 32 + lane;
                 c->x_host[r * c->cols + head + vector * per_vector] = 20.0f + (float)(lane + 32 * j) / 8.0f;
             }
     }
@@ -152,12 +152,16 @@ Test(stage06, rows_that_fool_the_guess)
     open_or_skip();
     const struct {
         logit_dtype dtype;
-        int k, per_lane;
-    } cases[] = {{DTYPE_F32, 50, 1}, {DTYPE_BF16, 50, 1}, {DTYPE_F16, 256, 1}, {DTYPE_F32, 1024, 2}};
-    for (int i = 0; i < 4; i++) {
+        int k, per_lane, sampled; // sampled: vectors a lane in the guess's sample (fused_topk.h)
+    } cases[] = {{DTYPE_F32, 50, 1, FAST_SAMPLE_VECTORS},
+                 {DTYPE_BF16, 50, 1, FAST_SAMPLE_VECTORS},
+                 {DTYPE_F16, 256, 1, FAST_SAMPLE_VECTORS},
+                 {DTYPE_F32, 256, 1, FAST_WIDE_SAMPLE_LOGITS / (32 * 4)},
+                 {DTYPE_F32, 1024, 2, FAST_SAMPLE_VECTORS}};
+    for (int i = 0; i < 5; i++) {
         topk_case c = topk_case_create(3, 50257, cases[i].dtype, (input_spec){DIST_NORMAL, -3.0, 3.0},
                                        991 + (uint64_t)i, cases[i].k);
-        fool_the_guess(&c, cases[i].per_lane);
+        fool_the_guess(&c, cases[i].per_lane, cases[i].sampled);
         expect_all_pass(&c, cases[i].k, false, "the guess fooled");
         topk_case_destroy(&c);
     }
