@@ -812,6 +812,17 @@ __device__ __forceinline__ int sample_rank(int k, size_t cols, int sampled, bool
     return guess && rank < k ? rank : k;
 }
 
+// Sample vectors first .. first + FAST_SAMPLE_VECTORS - 1 of `vectors` a lane, loaded together.
+template <typename T>
+__device__ __forceinline__ void load_sample(uint4 (&raw)[FAST_SAMPLE_VECTORS], const row_parts<T> &p,
+                                            unsigned warp_rows, int first, int vectors)
+{
+    const int lane = threadIdx.x % WARP_SIZE;
+#pragma unroll
+    for (int i = 0; i < FAST_SAMPLE_VECTORS; i++)
+        raw[i] = __ldcg(p.body + FAST_SAMPLED_WARP_ROW(first + i, vectors, warp_rows) * WARP_SIZE + lane);
+}
+
 // Sets the warp's first threshold from the sample. Not for a row of fewer than
 // FAST_SAMPLE_VECTORS x 32 vectors (the sample's vectors would not be distinct), nor where the rank
 // is past the keys that the lanes hold: 64 for a guess, 32 for a certain threshold (the lanes'
@@ -833,7 +844,6 @@ __device__ __forceinline__ void warp_sample_threshold(warp_candidates &w, const 
                                                       bool guess)
 {
     typedef logits16<T> vec;
-    const int lane = threadIdx.x % WARP_SIZE;
     const unsigned warp_rows = (unsigned)p.vectors / WARP_SIZE;
     const int wide = FAST_WIDE_SAMPLE_LOGITS / (WARP_SIZE * vec::count); // vectors a lane
     int vectors = FAST_SAMPLE_VECTORS, rank = sample_rank(w.k, cols, vectors * WARP_SIZE * vec::count, guess);
@@ -846,18 +856,14 @@ __device__ __forceinline__ void warp_sample_threshold(warp_candidates &w, const 
         return;
     if (!guess) {
         uint4 raw[FAST_SAMPLE_VECTORS];
-#pragma unroll
-        for (int i = 0; i < FAST_SAMPLE_VECTORS; i++)
-            raw[i] = __ldcg(p.body + FAST_SAMPLED_WARP_ROW(i, FAST_SAMPLE_VECTORS, warp_rows) * WARP_SIZE + lane);
+        load_sample(raw, p, warp_rows, 0, FAST_SAMPLE_VECTORS);
         const float best[1] = {vec::template largest<FAST_SAMPLE_VECTORS>(raw)};
         warp_threshold_from_lanes(w, best, rank);
     } else {
         float best[2] = {-INFINITY, -INFINITY};
         for (int first = 0; first < vectors; first += FAST_SAMPLE_VECTORS) { // 8 loads in flight at a time
             uint4 raw[FAST_SAMPLE_VECTORS];
-#pragma unroll
-            for (int i = 0; i < FAST_SAMPLE_VECTORS; i++)
-                raw[i] = __ldcg(p.body + FAST_SAMPLED_WARP_ROW(first + i, vectors, warp_rows) * WARP_SIZE + lane);
+            load_sample(raw, p, warp_rows, first, vectors);
             largest_two<T, FAST_SAMPLE_VECTORS>(raw, best);
         }
         warp_threshold_from_lanes(w, best, rank);

@@ -127,9 +127,10 @@ Test(stage06, masked_rows)
 }
 
 /* Rows that fool fast_row's guessed first threshold: in the logits it samples (`sampled` vectors a
- * lane), each lane gets `per_lane` large ones, 32 x per_lane in all, fewer than K, and the rest of the row is small. The guess (a
- * large logit) is then reached by fewer than K logits, and the warp must rank the row again without
- * one. Rows of 50257 start off 16-byte boundaries, so the sample sits at a different offset in each. */
+ * lane), each lane gets `per_lane` large ones, 32 x per_lane in all, fewer than K, and the rest of
+ * the row is small. The guess (a large logit) is then reached by fewer than K logits, and the warp
+ * must rank the row again without one. Rows of 50257 start off 16-byte boundaries, so the sample
+ * sits at a different offset in each. */
 static void fool_the_guess(topk_case *c, int per_lane, int sampled)
 {
     const size_t per_vector = 16 / dtype_size(c->dtype);
@@ -158,7 +159,7 @@ Test(stage06, rows_that_fool_the_guess)
                  {DTYPE_F16, 256, 1, FAST_SAMPLE_VECTORS},
                  {DTYPE_F32, 256, 1, FAST_WIDE_SAMPLE_LOGITS / (32 * 4)},
                  {DTYPE_F32, 1024, 2, FAST_SAMPLE_VECTORS}};
-    for (int i = 0; i < 5; i++) {
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         topk_case c = topk_case_create(3, 50257, cases[i].dtype, (input_spec){DIST_NORMAL, -3.0, 3.0},
                                        991 + (uint64_t)i, cases[i].k);
         fool_the_guess(&c, cases[i].per_lane, cases[i].sampled);
