@@ -23,11 +23,11 @@
 //        ./run --input logits.npy --output answer --k 50
 //
 // Measured on an H200 (plots/data/06_fused_topk.csv; EXPERIMENTS.md, Experiment 6): 8192 x 50257
-//   float32, K = 10: unfused 22.8 ms, torch.topk(torch.softmax(x)) 6.29 ms, fused 2.54 ms (8.98x
-//   over unfused), fast 0.378 ms (60.2x, 96.8 % of the read ceiling; 16.6x faster than torch).
-//   K = 1: 0.371 ms (98.6 %). K = 50: 0.397 ms (92.3 %, goal 90 %). K = 256: 0.518 ms (70.6 %, goal
-//   70 %). K = 1024: 1.79 ms (20.5 %). bf16, K = 10: 0.213 ms (85.9 %, goal 85 %); K = 50: 0.256 ms
-//   (71.4 %, not met). A batch of one, K = 50: 10.3 to 12.4 us (goal 8 us, not met).
+//   float32, K = 10: unfused 22.6 ms, torch.topk(torch.softmax(x)) 6.22 ms, fused 2.52 ms (8.97x
+//   over unfused), fast 0.386 ms (58.4x, 96.7 % of the read ceiling; 16.1x faster than torch).
+//   K = 1: 0.380 ms (98.2 %). K = 50: 0.404 ms (92.4 %, goal 90 %). K = 256: 0.520 ms (71.8 %, goal
+//   70 %). K = 1024: 1.78 ms (20.9 %). bf16, K = 10: 0.216 ms (86.5 %, goal 85 %); K = 50: 0.257 ms
+//   (72.5 %, not met). A batch of one, K = 50: 9.5 to 11.6 us (goal 8 us, not met).
 //   README.md has each step of the way and what limits it now.
 #include <cooperative_groups.h>
 #include <cub/cub.cuh>
@@ -1091,9 +1091,9 @@ static __global__ void __launch_bounds__(FAST_THREADS, 8)
 //      into (m, d) and its maximum. Each group of lanes writes its maximum to the shared memory of
 //      every block of the cluster.
 //   2. Past a cluster barrier, every block has all the groups' maxima and finds their K-th
-//      largest to 24 bits: for K <= 64 (at most 256 groups, one a thread) each thread counts the
-//      maxima above its own (block_kth_by_rank), else 8 bits at a time (block_kth_largest). The
-//      groups are distinct elements, so at least K logits reach it: it is a lower bound of the
+//      largest to 24 bits: for K <= 64 (at most 256 groups, one a thread) a bit at a time, one
+//      counting barrier a bit (block_kth_by_bisection), else 8 bits at a time (block_kth_largest).
+//      The groups are distinct elements, so at least K logits reach it: it is a lower bound of the
 //      row's K-th largest, and a tight one, since there are at least 4K groups and few logits
 //      outside the top K reach it.
 //   3. Each thread compares its logits (still in registers) with the bound and appends those at or
@@ -1185,33 +1185,39 @@ __device__ unsigned block_kth_largest(const unsigned (&held)[SPLIT_MAX_HELD], in
     return prefix;
 }
 
-// A group's maximum as a key of the bound's search: its ordered bits, the lowest 8 of them replaced
-// by the group's number (from the top), so that no two keys are equal. Those 8 bits are the ones
-// the radix select leaves at 0 anyway: the bound loses nothing more.
-__device__ __forceinline__ unsigned maximum_key(float most, int group)
+// The same lower bound for at most one group a thread (K <= 64), with no table of counts: its
+// bits from the top, each a question to the block (is the K-th largest at least this?) that one
+// barrier answers, for __syncthreads_count adds up the threads whose maximum reaches the trial
+// value. The bits on which all the maxima agree are the K-th largest's too, and one barrier first
+// finds them (each warp's AND and OR of its maxima, then the block's). A row's group maxima are
+// close: those of the benchmark's rows share their sign, exponent and first bits of mantissa,
+// which leaves 7 to 11 questions of 24. The lowest 8 bits stay 0, as in the radix select. (Warp
+// reductions are sm_80's; only the sm_90 kernel calls this.)
+#if __CUDA_ARCH__ >= 900
+__device__ unsigned block_kth_by_bisection(unsigned mine, bool has, int k,
+                                           unsigned (*agree)[SPLIT_THREADS / WARP_SIZE])
 {
-    return (ordered_bits(most) & ~255u) | (255u - (unsigned)(group & 255));
-}
-
-// The same lower bound for at most one group a thread (K <= 64), in one step instead of three
-// rounds: each thread counts the keys above its own, and the one with K - 1 above it holds the
-// K-th largest. The keys are unique, so exactly one thread finds it. Every thread reads all n
-// keys (n a multiple of 4, 16 bytes at a time, the same address across the warp: a broadcast).
-__device__ unsigned block_kth_by_rank(const unsigned *maxima, int n, int k, unsigned *slot)
-{
-    const int t = threadIdx.x;
-    const unsigned mine = t < n ? maxima[t] : 0u;
-    int above = 0;
-#pragma unroll 8
-    for (int j = 0; j < n; j += 4) { // n is a multiple of 32: 8 loads in flight
-        const uint4 q = *reinterpret_cast<const uint4 *>(maxima + j);
-        above += (q.x > mine) + (q.y > mine) + (q.z > mine) + (q.w > mine);
-    }
-    if (t < n && above == k - 1)
-        *slot = mine & ~255u;
+    const int lane = threadIdx.x % WARP_SIZE, warp = threadIdx.x / WARP_SIZE;
+    const unsigned all = __reduce_and_sync(FULL_MASK, has ? mine : ~0u);
+    const unsigned any = __reduce_or_sync(FULL_MASK, has ? mine : 0u);
+    if (lane == 0)
+        agree[0][warp] = all, agree[1][warp] = any;
     __syncthreads();
-    return *slot;
+    unsigned ones = ~0u, seen = 0; // the bits set in every maximum, in some
+#pragma unroll
+    for (int w = 0; w < SPLIT_THREADS / WARP_SIZE; w++)
+        ones &= agree[0][w], seen |= agree[1][w];
+    const unsigned differ = ones ^ seen;
+    const int top = differ ? 31 - __clz(differ) : -1; // the highest bit on which they differ
+    unsigned kth = top == 31 ? 0u : ones & ~0u << (top + 1);
+    for (int bit = top; bit >= 8; bit--) {
+        const unsigned trial = kth | 1u << bit;
+        if (__syncthreads_count(has && mine >= trial) >= k)
+            kth = trial;
+    }
+    return kth & ~255u;
 }
+#endif
 
 // Appends v[j] (index first + j) to the list in the first block if it reaches the bound. Slots
 // past the capacity are counted, not written: the first block then knows the list overflowed.
@@ -1271,10 +1277,10 @@ static __global__ void __launch_bounds__(SPLIT_THREADS, 1)
 #if __CUDA_ARCH__ >= 900
     typedef logits16<T> vec;
     extern __shared__ rank_key area[]; // in the first block: the count, then the candidate list
-    __shared__ __align__(16) unsigned maxima[SPLIT_MAX_BLOCKS * SPLIT_THREADS]; // every group's maximum, a rank key
-    __shared__ unsigned kth_slot; // block_kth_by_rank's answer
+    __shared__ unsigned maxima[SPLIT_MAX_BLOCKS * SPLIT_THREADS]; // every group's maximum, as ordered bits
     __shared__ online_stat warp_stats[SPLIT_THREADS / WARP_SIZE], block_stats[SPLIT_MAX_BLOCKS];
     __shared__ unsigned counts[KTH_ROUNDS][SKEWED_COUNTS]; // block_kth_largest's, a round each
+    __shared__ unsigned agree[2][SPLIT_THREADS / WARP_SIZE]; // block_kth_by_bisection's, a warp each
     cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
     const int blocks = (int)cluster.num_blocks(), rank = (int)cluster.block_rank();
     const int lane = threadIdx.x % WARP_SIZE, warp = threadIdx.x / WARP_SIZE, t = threadIdx.x;
@@ -1328,7 +1334,7 @@ static __global__ void __launch_bounds__(SPLIT_THREADS, 1)
     if (lane % group_lanes == 0) {
         const int g = rank * per_block + t / group_lanes;
         for (int b = 0; b < blocks; b++)
-            cluster.map_shared_rank(maxima, b)[g] = maximum_key(most, g);
+            cluster.map_shared_rank(maxima, b)[g] = ordered_bits(most);
     }
     cluster.barrier_arrive(); // this block's maxima are out; its statistic meanwhile
     s = warp_combine(s);
@@ -1339,7 +1345,7 @@ static __global__ void __launch_bounds__(SPLIT_THREADS, 1)
     // 2. The bound: the K-th largest of all the cluster's group maxima, found by every block.
     unsigned kth;
     if (groups <= SPLIT_THREADS) {
-        kth = block_kth_by_rank(maxima, groups, k, &kth_slot);
+        kth = block_kth_by_bisection(t < groups ? maxima[t] : 0u, t < groups, k, agree);
     } else {
         unsigned held[SPLIT_MAX_HELD];
 #pragma unroll
