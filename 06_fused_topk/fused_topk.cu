@@ -1185,8 +1185,8 @@ __device__ unsigned block_kth_largest(const unsigned (&held)[SPLIT_MAX_HELD], in
     return prefix;
 }
 
-// The same lower bound for at most one group a thread (K <= 64), with no table of counts: its
-// bits from the top, each a question to the block (is the K-th largest at least this?) that one
+// The same lower bound for the n (at most one a thread: K <= 64) group maxima, with no table of
+// counts: its bits from the top, each a question to the block (is the K-th largest at least this?) that one
 // barrier answers, for __syncthreads_count adds up the threads whose maximum reaches the trial
 // value. The bits on which all the maxima agree are the K-th largest's too, and one barrier first
 // finds them (each warp's AND and OR of its maxima, then the block's). A row's group maxima are
@@ -1194,10 +1194,12 @@ __device__ unsigned block_kth_largest(const unsigned (&held)[SPLIT_MAX_HELD], in
 // which leaves 7 to 11 questions of 24. The lowest 8 bits stay 0, as in the radix select. (Warp
 // reductions are sm_80's; only the sm_90 kernel calls this.)
 #if __CUDA_ARCH__ >= 900
-__device__ unsigned block_kth_by_bisection(unsigned mine, bool has, int k,
+__device__ unsigned block_kth_by_bisection(const unsigned *maxima, int n, int k,
                                            unsigned (*agree)[SPLIT_THREADS / WARP_SIZE])
 {
     const int lane = threadIdx.x % WARP_SIZE, warp = threadIdx.x / WARP_SIZE;
+    const bool has = (int)threadIdx.x < n;
+    const unsigned mine = has ? maxima[threadIdx.x] : 0u;
     const unsigned all = __reduce_and_sync(FULL_MASK, has ? mine : ~0u);
     const unsigned any = __reduce_or_sync(FULL_MASK, has ? mine : 0u);
     if (lane == 0)
@@ -1345,7 +1347,7 @@ static __global__ void __launch_bounds__(SPLIT_THREADS, 1)
     // 2. The bound: the K-th largest of all the cluster's group maxima, found by every block.
     unsigned kth;
     if (groups <= SPLIT_THREADS) {
-        kth = block_kth_by_bisection(t < groups ? maxima[t] : 0u, t < groups, k, agree);
+        kth = block_kth_by_bisection(maxima, groups, k, agree);
     } else {
         unsigned held[SPLIT_MAX_HELD];
 #pragma unroll
