@@ -23,11 +23,11 @@
 //        ./run --input logits.npy --output answer --k 50
 //
 // Measured on an H200 (plots/data/06_fused_topk.csv; EXPERIMENTS.md, Experiment 6): 8192 x 50257
-//   float32, K = 10: unfused 22.6 ms, torch.topk(torch.softmax(x)) 6.22 ms, fused 2.52 ms (8.97x
-//   over unfused), fast 0.386 ms (58.4x, 96.7 % of the read ceiling; 16.1x faster than torch).
-//   K = 1: 0.380 ms (98.2 %). K = 50: 0.404 ms (92.4 %, goal 90 %). K = 256: 0.520 ms (71.8 %, goal
-//   70 %). K = 1024: 1.78 ms (20.9 %). bf16, K = 10: 0.216 ms (86.5 %, goal 85 %); K = 50: 0.257 ms
-//   (72.5 %, not met). A batch of one, K = 50: 9.5 to 11.6 us (goal 8 us, not met).
+//   float32, K = 10: unfused 22.6 ms, torch.topk(torch.softmax(x)) 6.23 ms, fused 2.52 ms (8.96x
+//   over unfused), fast 0.386 ms (58.5x, 97.0 % of the read ceiling; 16.1x faster than torch).
+//   K = 1: 0.380 ms (98.4 %). K = 50: 0.405 ms (92.5 %, goal 90 %). K = 256: 0.522 ms (71.7 %, goal
+//   70 %). K = 1024: 1.78 ms (21.0 %). bf16, K = 10: 0.216 ms (86.7 %, goal 85 %); K = 50: 0.258 ms
+//   (72.5 %, not met). A batch of one, K = 50: 9.0 to 11.3 us (goal 8 us, not met).
 //   README.md has each step of the way and what limits it now.
 #include <cooperative_groups.h>
 #include <cub/cub.cuh>
@@ -1088,18 +1088,20 @@ static __global__ void __launch_bounds__(FAST_THREADS, 8)
 // Here a row gets one thread block cluster (sm_90): 16 blocks of 256 threads on 16 SMs, which
 // wait for each other at a hardware barrier and read and write each other's shared memory.
 //   1. Each thread folds its logits (a 262144-float row is 16 vectors a thread, all loaded at once)
-//      into (m, d) and its maximum. Each group of lanes writes its maximum to the shared memory of
-//      every block of the cluster.
-//   2. Past a cluster barrier, every block has all the groups' maxima and finds their K-th
-//      largest to 24 bits: for K <= 64 (at most 256 groups, one a thread) a bit at a time, one
-//      counting barrier a bit (block_kth_by_bisection), else 8 bits at a time (block_kth_largest).
+//      into (m, d) and its maximum. Each group of lanes writes its maximum to its block's shared
+//      memory.
+//   2. Past a cluster barrier, every block reads all the groups' maxima from the blocks that hold
+//      them and finds their K-th largest to 24 bits: for K <= 64 (at most 256 groups, one a
+//      thread) a bit at a time, one counting barrier a bit (block_kth_by_bisection), else 8 bits
+//      at a time (block_kth_largest).
 //      The groups are distinct elements, so at least K logits reach it: it is a lower bound of the
 //      row's K-th largest, and a tight one, since there are at least 4K groups and few logits
 //      outside the top K reach it.
 //   3. Each thread compares its logits (still in registers) with the bound and appends those at or
 //      above it to the list in the first block's shared memory (an atomic add on its count, across
 //      the cluster).
-//   4. cluster.sync(). The first block ranks the candidates and writes the best K.
+//   4. cluster.sync(). The first block ranks the candidates (a team of lanes counts the ones above
+//      each) and writes the best K.
 // If the candidates overflow the list (a row full of ties), its first warp scans the whole row as
 // fast_row does: slower, and still exact.
 
@@ -1185,21 +1187,19 @@ __device__ unsigned block_kth_largest(const unsigned (&held)[SPLIT_MAX_HELD], in
     return prefix;
 }
 
-// The same lower bound for the n (at most one a thread: K <= 64) group maxima, with no table of
-// counts: its bits from the top, each a question to the block (is the K-th largest at least this?) that one
-// barrier answers, for __syncthreads_count adds up the threads whose maximum reaches the trial
-// value. The bits on which all the maxima agree are the K-th largest's too, and one barrier first
-// finds them (each warp's AND and OR of its maxima, then the block's). A row's group maxima are
-// close: those of the benchmark's rows share their sign, exponent and first bits of mantissa,
-// which leaves 7 to 11 questions of 24. The lowest 8 bits stay 0, as in the radix select. (Warp
-// reductions are sm_80's; only the sm_90 kernel calls this.)
+// The same lower bound for group maxima held one a thread (K <= 64; `mine`, where `has`), with no
+// table of counts: its bits from the top, each a question to the block (is the K-th largest at
+// least this?) that one barrier answers, for __syncthreads_count adds up the threads whose maximum
+// reaches the trial value. The bits on which all the maxima agree are the K-th largest's too, and
+// one barrier first finds them (each warp's AND and OR of its maxima, then the block's). A row's
+// group maxima are close: those of the benchmark's rows share their sign, exponent and first bits
+// of mantissa, which leaves 7 to 11 questions of 24. The lowest 8 bits stay 0, as in the radix
+// select. (Warp reductions are sm_80's; only the sm_90 kernel calls this.)
 #if __CUDA_ARCH__ >= 900
-__device__ unsigned block_kth_by_bisection(const unsigned *maxima, int n, int k,
+__device__ unsigned block_kth_by_bisection(unsigned mine, bool has, int k,
                                            unsigned (*agree)[SPLIT_THREADS / WARP_SIZE])
 {
     const int lane = threadIdx.x % WARP_SIZE, warp = threadIdx.x / WARP_SIZE;
-    const bool has = (int)threadIdx.x < n;
-    const unsigned mine = has ? maxima[threadIdx.x] : 0u;
     const unsigned all = __reduce_and_sync(FULL_MASK, has ? mine : ~0u);
     const unsigned any = __reduce_or_sync(FULL_MASK, has ? mine : 0u);
     if (lane == 0)
@@ -1257,17 +1257,19 @@ __device__ __forceinline__ void load_tile(uint4 (&raw)[SPLIT_UNROLL], const row_
     }
 }
 
-// A cluster barrier's arrive that orders no memory. The default arrive is a release, whose fence
-// waits for every earlier load and store of the thread, here the whole tile in flight: 800 of the
-// 2 400 cycles to the end of a batch of one's fold went into that wait, and 300 of them came back
-// with this arrive (README.md). The counts zeroed before it are published by the next arrive, a
-// release.
-__device__ __forceinline__ void cluster_arrive_relaxed()
+// The row's statistic from the blocks' (one a lane), in every thread. The butterfly leaves the
+// lanes' totals a rounding apart (each adds the pair in its own order), and any thread may write
+// any place of the answer: every one uses lane 0's.
+__device__ __forceinline__ online_stat cluster_statistic(const online_stat *block_stats, int blocks)
 {
-#if __CUDA_ARCH__ >= 900
-    asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
-#endif
+    const int lane = threadIdx.x % WARP_SIZE;
+    const online_stat s = warp_combine(lane < blocks ? block_stats[lane] : ONLINE_IDENTITY);
+    return make_stat(__shfl_sync(FULL_MASK, s.m, 0), __shfl_sync(FULL_MASK, s.d, 0));
 }
+
+// Keys a lane reads at once when it counts a candidate's place: at K = 50, 15 reads one after
+// another took 1 000 cycles, two batches of 8 take 480 (README.md).
+#define PLACE_BATCH 8
 
 // Clusters are sm_90's: built for an older GPU, the kernel is empty, and split_available() (which
 // reads the version the kernel was built for) keeps it from being launched.
@@ -1279,7 +1281,7 @@ static __global__ void __launch_bounds__(SPLIT_THREADS, 1)
 #if __CUDA_ARCH__ >= 900
     typedef logits16<T> vec;
     extern __shared__ rank_key area[]; // in the first block: the count, then the candidate list
-    __shared__ unsigned maxima[SPLIT_MAX_BLOCKS * SPLIT_THREADS]; // every group's maximum, as ordered bits
+    __shared__ unsigned maxima[SPLIT_THREADS]; // this block's group maxima, as ordered bits
     __shared__ online_stat warp_stats[SPLIT_THREADS / WARP_SIZE], block_stats[SPLIT_MAX_BLOCKS];
     __shared__ unsigned counts[KTH_ROUNDS][SKEWED_COUNTS]; // block_kth_largest's, a round each
     __shared__ unsigned agree[2][SPLIT_THREADS / WARP_SIZE]; // block_kth_by_bisection's, a warp each
@@ -1294,11 +1296,10 @@ static __global__ void __launch_bounds__(SPLIT_THREADS, 1)
     const int edge = head ? t : p.tail + t; // the index of this thread's head or tail logit
 
     // 1. This thread's logits (its vectors of the block's slice; the head in the first block, the
-    //    tail in the last) into its statistic and maximum; each group's maximum into the shared
-    //    memory of every block. A row of up to SPLIT_UNROLL vectors a thread stays in registers
-    //    for step 3; a longer one is read again there, a tile at a time.
-    //    The first tile's loads go out before anything else, and the first cluster barrier's
-    //    arrive is relaxed (cluster_arrive_relaxed): it only says that the block has started.
+    //    tail in the last) into its statistic and maximum; each group's maximum into its block's
+    //    shared memory. A row of up to SPLIT_UNROLL vectors a thread stays in registers for step
+    //    3; a longer one is read again there, a tile at a time. The first tile's loads go out
+    //    before anything else.
     uint4 raw[SPLIT_UNROLL];
     load_tile(raw, p, first + t, end);
     const float edge_logit = head || tail ? logit_to_float(p.logits[edge]) : -INFINITY;
@@ -1307,7 +1308,6 @@ static __global__ void __launch_bounds__(SPLIT_THREADS, 1)
         *count = 0;
     for (int i = t; i < KTH_ROUNDS * SKEWED_COUNTS; i += SPLIT_THREADS)
         counts[i / SKEWED_COUNTS][i % SKEWED_COUNTS] = 0;
-    cluster_arrive_relaxed(); // this block has started (waited for before its shared memory is written)
 
     online_stat s = ONLINE_IDENTITY;
     float most = -INFINITY;
@@ -1332,28 +1332,27 @@ static __global__ void __launch_bounds__(SPLIT_THREADS, 1)
     for (int offset = 1; offset < group_lanes; offset *= 2)
         most = fmaxf(most, __shfl_xor_sync(FULL_MASK, most, offset));
     const int per_block = SPLIT_THREADS / group_lanes, groups = blocks * per_block;
-    cluster.barrier_wait(); // every block has started
-    if (lane % group_lanes == 0) {
-        const int g = rank * per_block + t / group_lanes;
-        for (int b = 0; b < blocks; b++)
-            cluster.map_shared_rank(maxima, b)[g] = ordered_bits(most);
-    }
-    cluster.barrier_arrive(); // this block's maxima are out; its statistic meanwhile
+    if (lane % group_lanes == 0)
+        maxima[t / group_lanes] = ordered_bits(most);
+    cluster.barrier_arrive(); // this block's maxima are written; its statistic meanwhile
     s = warp_combine(s);
     if (lane == 0)
         warp_stats[warp] = s;
-    cluster.barrier_wait(); // every block's maxima are here
+    cluster.barrier_wait(); // every block's maxima are written (and every block has started)
 
     // 2. The bound: the K-th largest of all the cluster's group maxima, found by every block.
+    //    Each thread reads group t (and t + 256, ...) from the block that holds it.
     unsigned kth;
     if (groups <= SPLIT_THREADS) {
-        kth = block_kth_by_bisection(maxima, groups, k, agree);
+        const bool has = t < groups;
+        const unsigned mine = has ? *cluster.map_shared_rank(&maxima[t % per_block], t / per_block) : 0u;
+        kth = block_kth_by_bisection(mine, has, k, agree);
     } else {
         unsigned held[SPLIT_MAX_HELD];
 #pragma unroll
         for (int j = 0; j < SPLIT_MAX_HELD; j++) {
             const int g = t + j * SPLIT_THREADS;
-            held[j] = g < groups ? maxima[g] : 0;
+            held[j] = g < groups ? *cluster.map_shared_rank(&maxima[g % per_block], g / per_block) : 0;
         }
         kth = block_kth_largest(held, groups, k, counts);
     }
@@ -1397,14 +1396,10 @@ static __global__ void __launch_bounds__(SPLIT_THREADS, 1)
     if (rank != 0)
         return;
 
-    // 4. The first block: the row's statistic, then the best K of the candidates. Keys are
+    // 4. The first block: the best K of the candidates, and the row's statistic. Keys are
     //    unique, so a candidate's place in the answer is how many candidates beat it: with no
     //    more candidates than threads (the usual case, some K + 10), a team of lanes counts for
     //    each and writes it if it is among the K, with no sort at all. More, the block sorts them.
-    // The butterfly leaves the lanes' totals a rounding apart (each adds the pair in its own
-    // order), and any thread may write any place: every one uses lane 0's.
-    const online_stat combined = warp_combine(lane < blocks ? block_stats[lane] : ONLINE_IDENTITY);
-    const online_stat total = make_stat(__shfl_sync(FULL_MASK, combined.m, 0), __shfl_sync(FULL_MASK, combined.d, 0));
     const int n = (int)*count;
     rank_key *mine = area + 1;
     if (n <= SPLIT_THREADS) {
@@ -1414,10 +1409,20 @@ static __global__ void __launch_bounds__(SPLIT_THREADS, 1)
         const int c = t / team;
         const rank_key key = c < n ? mine[c] : 0;
         int place = 0;
-        for (int j = t % team; j < n && c < n; j += team)
-            place += mine[j] > key;
+        for (int j0 = t % team; j0 < n && c < n; j0 += PLACE_BATCH * team) {
+            rank_key other[PLACE_BATCH]; // read together: one wait for the batch, not one a key
+#pragma unroll
+            for (int u = 0; u < PLACE_BATCH; u++) {
+                const int j = j0 + u * team;
+                other[u] = j < n ? mine[j] : 0; // 0 is below every key
+            }
+#pragma unroll
+            for (int u = 0; u < PLACE_BATCH; u++)
+                place += other[u] > key;
+        }
         for (int offset = team / 2; offset > 0; offset /= 2)
             place += __shfl_xor_sync(FULL_MASK, place, offset);
+        const online_stat total = cluster_statistic(block_stats, blocks);
         if (c < n && t % team == 0 && place < k)
             write_entry(key, place, total, row, k, indices, probs);
         return;
@@ -1437,6 +1442,7 @@ static __global__ void __launch_bounds__(SPLIT_THREADS, 1)
     } else if (warp == 0) { // too many logits reach the bound: the whole row, as fast_row does it
         warp_rank_row_again(mine, k, xr, cols);
     }
+    const online_stat total = cluster_statistic(block_stats, blocks);
     if (warp == 0)
         write_topk(mine, total, row, k, indices, probs);
 #endif
