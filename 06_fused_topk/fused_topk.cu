@@ -1341,21 +1341,15 @@ static __global__ void __launch_bounds__(SPLIT_THREADS, 1)
     cluster.barrier_wait(); // every block's maxima are written (and every block has started)
 
     // 2. The bound: the K-th largest of all the cluster's group maxima, found by every block.
-    //    Each thread reads group t (and t + 256, ...) from the block that holds it.
-    unsigned kth;
-    if (groups <= SPLIT_THREADS) {
-        const bool has = t < groups;
-        const unsigned mine = has ? *cluster.map_shared_rank(&maxima[t % per_block], t / per_block) : 0u;
-        kth = block_kth_by_bisection(mine, has, k, agree);
-    } else {
-        unsigned held[SPLIT_MAX_HELD];
+    //    Each thread reads groups t, t + 256, ... from the blocks that hold them: per_block
+    //    divides 256, so all of them sit at the same slot, every 256 / per_block blocks.
+    unsigned held[SPLIT_MAX_HELD];
+    const int slot = t % per_block, from = t / per_block, step = SPLIT_THREADS / per_block;
 #pragma unroll
-        for (int j = 0; j < SPLIT_MAX_HELD; j++) {
-            const int g = t + j * SPLIT_THREADS;
-            held[j] = g < groups ? *cluster.map_shared_rank(&maxima[g % per_block], g / per_block) : 0;
-        }
-        kth = block_kth_largest(held, groups, k, counts);
-    }
+    for (int j = 0; j < SPLIT_MAX_HELD; j++)
+        held[j] = t + j * SPLIT_THREADS < groups ? *cluster.map_shared_rank(&maxima[slot], from + j * step) : 0u;
+    const unsigned kth = groups <= SPLIT_THREADS ? block_kth_by_bisection(held[0], t < groups, k, agree)
+                                                 : block_kth_largest(held, groups, k, counts);
     // Below -inf's ordered bits lie only NaNs: a K-th largest of -inf leaves no bound.
     const float bound = kth < ordered_bits(-INFINITY) ? -INFINITY : from_ordered_bits(kth);
     if (warp == 0) { // the block's statistic, to the first block (warp_stats is complete: barriers since)
