@@ -24,10 +24,11 @@
 //
 // Measured on an H200 (plots/data/06_fused_topk.csv; EXPERIMENTS.md, Experiment 6): 8192 x 50257
 //   float32, K = 10: unfused 22.6 ms, torch.topk(torch.softmax(x)) 6.23 ms, fused 2.52 ms (8.96x
-//   over unfused), fast 0.386 ms (58.5x, 97.0 % of the read ceiling; 16.1x faster than torch).
-//   K = 1: 0.380 ms (98.4 %). K = 50: 0.405 ms (92.5 %, goal 90 %). K = 256: 0.522 ms (71.7 %, goal
-//   70 %). K = 1024: 1.78 ms (21.0 %). bf16, K = 10: 0.216 ms (86.7 %, goal 85 %); K = 50: 0.258 ms
-//   (72.5 %, not met). A batch of one, K = 50: 9.0 to 11.3 us (goal 8 us, not met).
+//   over unfused), fast 0.388 ms (58.3x, 96.9 % of the read ceiling; 16.1x faster than torch).
+//   K = 1: 0.382 ms (98.3 %). K = 50: 0.404 ms (92.8 %, goal 90 %). K = 256: 0.523 ms (71.8 %, goal
+//   70 %). K = 1024: 1.79 ms (21.0 %). bf16, K = 10: 0.216 ms (87.0 %, goal 85 %); K = 50: 0.258 ms
+//   (72.8 %, not met). fp16, K = 50: 0.281 ms (66.7 %). A batch of one, K = 50: 9.4 to 11.4 us
+//   (goal 8 us, not met).
 //   README.md has each step of the way and what limits it now.
 #include <cooperative_groups.h>
 #include <cub/cub.cuh>
@@ -356,6 +357,7 @@ template <>
 struct logits16<float> {
     static const int count = 4;
     static const unsigned negative_infinity = 0xFF800000u; // a 32-bit word of -inf logits
+    static const bool compares_packed = false; // the offer compares floats (warp_offer_chunk)
     static __device__ __forceinline__ void unpack(uint4 r, float (&v)[4])
     {
         v[0] = __uint_as_float(r.x), v[1] = __uint_as_float(r.y), v[2] = __uint_as_float(r.z), v[3] = __uint_as_float(r.w);
@@ -394,6 +396,9 @@ template <>
 struct logits16<__nv_bfloat16> {
     static const int count = 8;
     static const unsigned negative_infinity = 0xFF80FF80u;
+    // Its widening is a shift, and the packed compare of fp16 below made ptxas spill 92 to 128 bytes
+    // in the loop over the logits: bf16 K = 50 0.373 ms against 0.258 (README.md).
+    static const bool compares_packed = false;
     // bfloat16 is the top half of a float32: a shift (or a mask) is the whole conversion.
     static __device__ __forceinline__ void unpack(uint4 r, float (&v)[8])
     {
@@ -410,6 +415,35 @@ template <>
 struct logits16<__half> {
     static const int count = 8;
     static const unsigned negative_infinity = 0xFC00FC00u;
+    // fp16 widens by a conversion. The offer compares the packed halves with the threshold instead
+    // (one `set` for two logits, one `lop3` puts both bits in the mask) and widens only the
+    // candidates, so the 32 floats of the fold need not live until the offer: K = 50 went from
+    // 0.323 to 0.282 ms, K = 256 from 0.562 to 0.507 (README.md).
+    static const bool compares_packed = true;
+    // Bit 4g + i of the mask is the low logit of word i of vector g (logit 2i), bit 16 + 4g + i
+    // the high one. A 16-bit x is above a float t exactly when it is above t rounded down to 16
+    // bits; a NaN threshold stays NaN, and the unordered compare lets everything through, as
+    // "!(x <= NaN)" does.
+    template <int G>
+    static __device__ __forceinline__ unsigned above(const uint4 *r, float threshold)
+    {
+        const __half2 t = __half2half2(__float2half_rd(threshold));
+        unsigned mask = 0;
+#pragma unroll
+        for (int g = 0; g < G; g++) {
+            const unsigned w[4] = {r[g].x, r[g].y, r[g].z, r[g].w};
+#pragma unroll
+            for (int i = 0; i < 4; i++)
+                mask |= __hgtu2_mask(*reinterpret_cast<const __half2 *>(&w[i]), t) & (0x00010001u << (4 * g + i));
+        }
+        return mask;
+    }
+    static __device__ __forceinline__ float one(uint4 r, int j)
+    {
+        const unsigned w[4] = {r.x, r.y, r.z, r.w};
+        const __half2 h = *reinterpret_cast<const __half2 *>(&w[j / 2]);
+        return j % 2 ? __high2float(h) : __low2float(h);
+    }
     static __device__ __forceinline__ void unpack(uint4 r, float (&v)[8])
     {
         const unsigned w[4] = {r.x, r.y, r.z, r.w};
@@ -876,24 +910,45 @@ __device__ __forceinline__ void warp_sample_threshold(warp_candidates &w, const 
 // Bits enough to hold a count from 0 to m.
 static __host__ __device__ constexpr int bits_to_count(int m) { return m < 2 ? 1 : 1 + bits_to_count(m / 2); }
 
-// Appends the logits of v above the threshold to the new candidates (logit j of vector u at index
-// first + 32 N u + j), if they fit in the buffer; returns whether they did. Each lane counts its
-// own; one ballot a bit of those counts gives every lane the sum over the lanes before it (where
-// its own go) and the warp's total (its new fill), with no atomic add and no read of shared memory.
-// Usually no lane has more than one, and one ballot does. The stores skip the vectors in which no
-// lane has one.
+// A lane's candidates among U vectors of N floats, as a mask: bit N u + j for logit j of vector u,
+// set where it is above the threshold.
 template <int U, int N>
-__device__ __forceinline__ bool warp_append(warp_candidates &w, const float (&v)[U][N], int first, bool have)
+__device__ __forceinline__ unsigned above_in_order(const float (&v)[U][N], float threshold)
 {
-    static_assert(U * N <= OFFER_AT_ONCE, "at most OFFER_AT_ONCE logits a lane");
-    unsigned above = 0; // bit N u + j: logit j of vector u is above the threshold
+    unsigned above = 0;
 #pragma unroll
     for (int u = 0; u < U; u++)
 #pragma unroll
         for (int j = 0; j < N; j++)
-            above |= (unsigned)!(v[u][j] <= w.threshold) << (N * u + j);
-    if (!have)
-        above = 0;
+            above |= (unsigned)!(v[u][j] <= threshold) << (N * u + j);
+    return above;
+}
+
+// Where a mask has logit j of vector u: above_in_order's bit, or for packed vectors
+// (logits16<T>::above, N = 8) the low logit of each pair in the low half and the high one in the
+// high half.
+template <int N, bool Packed>
+static __host__ __device__ constexpr int candidate_bit(int u, int j)
+{
+    return Packed ? 16 * (j % 2) + N / 2 * u + j / 2 : N * u + j;
+}
+
+// Logit j of vector u: from floats, or widened from a packed vector.
+template <typename T, int U, int N>
+__device__ __forceinline__ float logit_at(const float (&v)[U][N], int u, int j) { return v[u][j]; }
+template <typename T, int U>
+__device__ __forceinline__ float logit_at(const uint4 (&raw)[U], int u, int j) { return logits16<T>::one(raw[u], j); }
+
+// Appends the logits whose bits are set in `above` to the new candidates (logit j of vector u at
+// index first + 32 N u + j), if they fit in the buffer; returns whether they did. Each lane counts
+// its own; one ballot a bit of those counts gives every lane the sum over the lanes before it
+// (where its own go) and the warp's total (its new fill), with no atomic add and no read of shared
+// memory. Usually no lane has more than one, and one ballot does. The stores skip the vectors in
+// which no lane has one.
+template <typename T, bool Packed, int U, int N, typename Logits>
+__device__ __forceinline__ bool warp_append(warp_candidates &w, const Logits &v, unsigned above, int first)
+{
+    static_assert(U * N <= OFFER_AT_ONCE, "at most OFFER_AT_ONCE logits a lane");
     if (!__any_sync(FULL_MASK, above != 0))
         return true; // nothing to append
     const int n = __popc(above);
@@ -912,12 +967,17 @@ __device__ __forceinline__ bool warp_append(warp_candidates &w, const float (&v)
         return false;
     int slot = w.fill + before;
 #pragma unroll
-    for (int u = 0; u < U; u++)
-        if (above >> (N * u) & ((1u << N) - 1)) // skipped by the whole warp where no lane has one
+    for (int u = 0; u < U; u++) {
+        unsigned vector_bits = 0;
+#pragma unroll
+        for (int j = 0; j < N; j++)
+            vector_bits |= 1u << candidate_bit<N, Packed>(u, j);
+        if (above & vector_bits) // skipped by the whole warp where no lane has one
 #pragma unroll
             for (int j = 0; j < N; j++)
-                if (above >> (N * u + j) & 1)
-                    w.buf[slot++] = make_key(v[u][j], first + u * WARP_SIZE * N + j);
+                if (above >> candidate_bit<N, Packed>(u, j) & 1)
+                    w.buf[slot++] = make_key(logit_at<T>(v, u, j), first + u * WARP_SIZE * N + j);
+    }
     w.fill += total;
     return true;
 }
@@ -928,29 +988,38 @@ __device__ __forceinline__ bool warp_append(warp_candidates &w, const float (&v)
 template <int N>
 __device__ __forceinline__ void warp_offer(warp_candidates &w, const float (&v)[1][N], int first, bool have)
 {
-    warp_append(w, v, first, have); // fits, as above
+    warp_append<float, false, 1, N>(w, v, have ? above_in_order(v, w.threshold) : 0u, first); // fits, as above
     if (w.fill >= w.flush_at)
         warp_keep_best(w);
 }
 
-// A chunk of U vectors a lane, offered OFFER_AT_ONCE logits a lane at a time (all four float32
-// vectors, two 16-bit ones: 32 logits held across the ballots made ptxas spill): one count, one
-// set of ballots and one merge test for each. Only when they do not fit (no threshold yet, or a
+// A chunk of U vectors a lane, as loaded, offered OFFER_AT_ONCE logits a lane at a time (all four
+// float32 vectors, two 16-bit ones: 32 logits held across the ballots made ptxas spill): one count,
+// one set of ballots and one merge test for each. Only when they do not fit (no threshold yet, or a
 // near-full buffer and many candidates) do they go a vector at a time, with merges between.
-template <int U, int N>
-__device__ __forceinline__ void warp_offer_chunk(warp_candidates &w, const float (&v)[U][N], int first)
+template <typename T, int U>
+__device__ __forceinline__ void warp_offer_chunk(warp_candidates &w, const uint4 (&raw)[U], int first)
 {
-    constexpr int G = OFFER_AT_ONCE / N < U ? OFFER_AT_ONCE / N : U; // vectors offered at once
+    typedef logits16<T> vec;
+    constexpr int N = vec::count, G = OFFER_AT_ONCE / N < U ? OFFER_AT_ONCE / N : U; // vectors offered at once
 #pragma unroll
     for (int g = 0; g < U; g += G) {
-        float part[G][N];
+        uint4 part[G];
 #pragma unroll
         for (int u = 0; u < G; u++)
-#pragma unroll
-            for (int j = 0; j < N; j++)
-                part[u][j] = v[g + u][j];
+            part[u] = raw[g + u];
         const int at = first + g * WARP_SIZE * N;
-        if (warp_append(w, part, at, true)) {
+        bool fit;
+        if constexpr (vec::compares_packed) {
+            fit = warp_append<T, true, G, N>(w, part, vec::template above<G>(part, w.threshold), at);
+        } else {
+            float f[G][N];
+#pragma unroll
+            for (int u = 0; u < G; u++)
+                vec::unpack(part[u], f[u]);
+            fit = warp_append<T, false, G, N>(w, f, above_in_order(f, w.threshold), at);
+        }
+        if (fit) {
             if (w.fill >= w.flush_at)
                 warp_keep_best(w);
             continue;
@@ -958,9 +1027,7 @@ __device__ __forceinline__ void warp_offer_chunk(warp_candidates &w, const float
 #pragma unroll
         for (int u = 0; u < G; u++) {
             float one[1][N];
-#pragma unroll
-            for (int j = 0; j < N; j++)
-                one[0][j] = part[u][j];
+            vec::unpack(part[u], one[0]);
             warp_offer(w, one, at + u * WARP_SIZE * N, true);
         }
     }
@@ -1005,7 +1072,7 @@ __device__ void warp_offer_row(warp_candidates &w, online_stat &s, const T *xr, 
         float v[FAST_UNROLL][vec::count];
         const float most = fold_group<T, FAST_UNROLL>(s, raw, v);
         if (__any_sync(FULL_MASK, !(most <= w.threshold)))
-            warp_offer_chunk(w, v, p.head + (i0 + lane) * vec::count);
+            warp_offer_chunk<T>(w, raw, p.head + (i0 + lane) * vec::count);
     }
     for (int i = i0 + lane; i - lane < p.vectors; i += WARP_SIZE) {
         const bool have = i < p.vectors;
@@ -1051,8 +1118,8 @@ __device__ __noinline__ void warp_rank_row_again(rank_key *buf, int k, const T *
 // The loads in flight come from the warps: 8 blocks of 4 warps an SM need at most 64 registers a
 // thread. 7 blocks (72 registers) were 1.15x slower; 9 (56 registers) no faster for float32 and 3 %
 // slower for bf16; 10 or 12 spill and were slower (README.md; measured before the merge became a
-// call). At 64 the kernel spills a few bytes (`-Xptxas -v`): none for float32 with K <= 32, 16 bf16
-// and 28 fp16; with a guess 16, 44 and 88.
+// call). At 64 the kernel spills a few bytes (`-Xptxas -v`, stores): 4 for float32 with K <= 32,
+// 16 bf16 and 8 fp16; with a guess 8, 52 and 48.
 // With Guess (K > GUESS_ABOVE_K) the first threshold is a guess, and a row in which fewer than K
 // logits reached it is ranked again. That call costs registers even where it is not taken, and bf16
 // at K = 10, where a guess saves nothing, took 0.2219 ms with it against 0.2202 without, side by side.
