@@ -29,7 +29,7 @@
 //   70 %). K = 1024: 1.79 ms (21.0 %). bf16, K = 10: 0.216 ms (87.0 %, goal 85 %); K = 50: 0.258 ms
 //   (72.8 %, not met). fp16, K = 50: 0.281 ms (66.7 %). A batch of one, K = 50: 9.4 to 11.4 us
 //   (goal 8 us, not met).
-//   README.md has each step of the way and what limits it now.
+//   README.md lists each step of the way and what limits it now; JOURNAL.md has the measurements.
 #include <cooperative_groups.h>
 #include <cub/cub.cuh>
 #include <cuda_bf16.h>
@@ -397,7 +397,7 @@ struct logits16<__nv_bfloat16> {
     static const int count = 8;
     static const unsigned negative_infinity = 0xFF80FF80u;
     // Its widening is a shift, and the packed compare of fp16 below made ptxas spill 92 to 128 bytes
-    // in the loop over the logits: bf16 K = 50 0.373 ms against 0.258 (README.md).
+    // in the loop over the logits: bf16 K = 50 0.373 ms against 0.258 (JOURNAL.md).
     static const bool compares_packed = false;
     // bfloat16 is the top half of a float32: a shift (or a mask) is the whole conversion.
     static __device__ __forceinline__ void unpack(uint4 r, float (&v)[8])
@@ -418,7 +418,7 @@ struct logits16<__half> {
     // fp16 widens by a conversion. The offer compares the packed halves with the threshold instead
     // (one `set` for two logits, one `lop3` puts both bits in the mask) and widens only the
     // candidates, so the 32 floats of the fold need not live until the offer: K = 50 went from
-    // 0.323 to 0.282 ms, K = 256 from 0.562 to 0.507 (README.md).
+    // 0.323 to 0.282 ms, K = 256 from 0.562 to 0.507 (JOURNAL.md).
     static const bool compares_packed = true;
     // Bit 4g + i of the mask is the low logit of word i of vector g (logit 2i), bit 16 + 4g + i
     // the high one. A 16-bit x is above a float t exactly when it is above t rounded down to 16
@@ -569,7 +569,7 @@ __device__ __forceinline__ float fold_group(online_stat &s, const uint4 *raw, fl
 // The warp keeps its best `kept` candidates (K rounded up to a power of two) sorted at the front of
 // its buffer and appends new ones after them. Once enough new ones have piled up, it sorts only
 // those and merges the two lists (warp_keep_best). Sooner means more, smaller sorts; later, a
-// threshold that lags, so more steps append (README.md has what the alternatives measured).
+// threshold that lags, so more steps append (JOURNAL.md has what the alternatives measured).
 static __host__ __device__ int warp_kept(int k)
 {
     int kept = 1;
@@ -581,11 +581,11 @@ static __host__ __device__ int warp_kept(int k)
 // How many new candidates pile up before the warp merges them: kept/2, but at least 32 and at most
 // 112, or 96 past K = 256. With the offer that crosses the mark, that is nearly always at most 128
 // new ones, the batch that sorts in registers. Since appending and merging became cheaper
-// (README.md), 48 at the bottom is 10 % slower for bf16 at K = 50 and 24 no faster than 32; at the
+// (JOURNAL.md), 48 at the bottom is 10 % slower for bf16 at K = 50 and 24 no faster than 32; at the
 // top, 96 instead of kept/2 took K = 256 from 0.677 to 0.570 ms and K = 1024 from 2.64 to 1.80
 // (64: 0.621 and 2.24). 112 takes K = 256 from 0.528 to 0.518 ms, side by side, but K = 1024 from
 // 1.80 to 1.88: there a chunk brings some 15 candidates, and a simulation puts a quarter of the
-// merges past 128 new ones, sorted in shared memory (README.md).
+// merges past 128 new ones, sorted in shared memory (JOURNAL.md).
 #define MERGE_AFTER_AT_LEAST 32
 #define MERGE_AFTER_AT_MOST 112
 #define MERGE_AFTER_AT_MOST_PAST_256 96
@@ -746,7 +746,7 @@ __device__ __forceinline__ float warp_merge_in_registers(rank_key *buf, const ra
 // K-th). Two descending lists A (kept) and B: max(A[i], B[kept-1-i]) over i is the best `kept` of
 // both, falling then rising (a bitonic sequence), which log2(kept) layers put in order.
 // One copy of it, called from every place that offers candidates: inlined at each of them, it made
-// the kernel some 15 000 instructions, and warps stalled on instruction fetches (README.md). Its
+// the kernel some 15 000 instructions, and warps stalled on instruction fetches (JOURNAL.md). Its
 // arguments go by value: an earlier try passed the warp_candidates by reference, which puts them
 // in local memory, and every chunk of the loop over the logits paid for reading the threshold there.
 __device__ __noinline__ float warp_merge_fresh(rank_key *buf, int fill, int k, int kept, float threshold)
@@ -838,7 +838,7 @@ __device__ __forceinline__ void largest_two(const uint4 *r, float (&best)[2])
 // K = 50 and V = 50257 (float32) the guess is the 10th of the sample, which some 500 logits of the
 // row reach, against some 2 500 for the sample's 50th; a simulation of the algorithm put the
 // candidates at about 200 a row with the guess and 400 with a first threshold from the first
-// chunk (README.md).
+// chunk (JOURNAL.md).
 __device__ __forceinline__ int sample_rank(int k, size_t cols, int sampled, bool guess)
 {
     const float lambda = (float)k * (float)sampled / (float)cols;
@@ -871,7 +871,7 @@ __device__ __forceinline__ void load_sample(uint4 (&raw)[FAST_SAMPLE_VECTORS], c
 // would take 64 registers.
 // The sampled vectors are read again when the warp offers them. Loaded with L2's normal eviction
 // priority, not the evict-first of the scan's loads, they are still in L2 then, and DRAM reads
-// them once: K = 10 0.386 ms against 0.394, bf16 K = 10 0.216 against 0.221 (README.md). A sample of
+// them once: K = 10 0.386 ms against 0.394, bf16 K = 10 0.216 against 0.221 (JOURNAL.md). A sample of
 // 4 vectors a lane for 16-bit logits was no faster.
 template <typename T>
 __device__ __forceinline__ void warp_sample_threshold(warp_candidates &w, const row_parts<T> &p, size_t cols,
@@ -1117,7 +1117,7 @@ __device__ __noinline__ void warp_rank_row_again(rank_key *buf, int k, const T *
 
 // The loads in flight come from the warps: 8 blocks of 4 warps an SM need at most 64 registers a
 // thread. 7 blocks (72 registers) were 1.15x slower; 9 (56 registers) no faster for float32 and 3 %
-// slower for bf16; 10 or 12 spill and were slower (README.md; measured before the merge became a
+// slower for bf16; 10 or 12 spill and were slower (JOURNAL.md; measured before the merge became a
 // call). At 64 the kernel spills a few bytes (`-Xptxas -v`, stores): 4 for float32 with K <= 32,
 // 16 bf16 and 8 fp16; with a guess 8, 52 and 48.
 // With Guess (K > GUESS_ABOVE_K) the first threshold is a guess, and a row in which fewer than K
@@ -1337,7 +1337,7 @@ __device__ __forceinline__ online_stat cluster_statistic(const online_stat *bloc
 }
 
 // Keys a lane reads at once when it counts a candidate's place: at K = 50, 15 reads one after
-// another took 1 000 cycles, two batches of 8 take 480 (README.md).
+// another took 1 000 cycles, two batches of 8 take 480 (JOURNAL.md).
 #define PLACE_BATCH 8
 
 // Clusters are sm_90's: built for an older GPU, the kernel is empty, and split_available() (which
