@@ -396,8 +396,8 @@ template <>
 struct logits16<__nv_bfloat16> {
     static const int count = 8;
     static const unsigned negative_infinity = 0xFF80FF80u;
-    // Its widening is a shift, and the packed compare of fp16 below made ptxas spill 92 to 128 bytes
-    // in the loop over the logits: bf16 K = 50 0.373 ms against 0.258 (JOURNAL.md).
+    // Its widening is a shift, and the packed compare of fp16 below made ptxas spill 92 to 128 bytes:
+    // bf16 K = 50 0.373 ms against 0.258, K = 10 0.356 against 0.216 (JOURNAL.md).
     static const bool compares_packed = false;
     // bfloat16 is the top half of a float32: a shift (or a mask) is the whole conversion.
     static __device__ __forceinline__ void unpack(uint4 r, float (&v)[8])
