@@ -24,10 +24,10 @@
 //
 // Measured on an H200 (plots/data/06_fused_topk.csv; EXPERIMENTS.md, Experiment 6): 8192 x 50257
 //   float32, K = 10: unfused 22.6 ms, torch.topk(torch.softmax(x)) 6.23 ms, fused 2.52 ms (8.96x
-//   over unfused), fast 0.388 ms (58.3x, 96.9 % of the read ceiling; 16.1x faster than torch).
-//   K = 1: 0.382 ms (98.3 %). K = 50: 0.404 ms (92.8 %, goal 90 %). K = 256: 0.523 ms (71.8 %, goal
-//   70 %). K = 1024: 1.79 ms (21.0 %). bf16, K = 10: 0.216 ms (87.0 %, goal 85 %); K = 50: 0.258 ms
-//   (72.8 %, not met). fp16, K = 50: 0.281 ms (66.7 %). A batch of one, K = 50: 9.4 to 11.4 us
+//   over unfused), fast 0.387 ms (58.4x, 96.8 % of the read ceiling; 16.1x faster than torch).
+//   K = 1: 0.380 ms (98.3 %). K = 50: 0.406 ms (92.2 %, goal 90 %). K = 256: 0.521 ms (71.8 %, goal
+//   70 %). K = 1024: 1.78 ms (21.0 %). bf16, K = 10: 0.216 ms (86.6 %, goal 85 %); K = 50: 0.258 ms
+//   (72.5 %, not met). fp16, K = 50: 0.281 ms (66.6 %). A batch of one, K = 50: 9.2 to 11.4 us
 //   (goal 8 us, not met).
 //   README.md lists each step of the way and what limits it now; JOURNAL.md has the measurements.
 #include <cooperative_groups.h>
@@ -988,7 +988,10 @@ __device__ __forceinline__ bool warp_append(warp_candidates &w, const Logits &v,
 template <int N>
 __device__ __forceinline__ void warp_offer(warp_candidates &w, const float (&v)[1][N], int first, bool have)
 {
-    warp_append<float, false, 1, N>(w, v, have ? above_in_order(v, w.threshold) : 0u, first); // fits, as above
+    unsigned above = above_in_order(v, w.threshold);
+    if (!have)
+        above = 0;
+    warp_append<float, false, 1, N>(w, v, above, first); // fits, as above
     if (w.fill >= w.flush_at)
         warp_keep_best(w);
 }
@@ -1118,8 +1121,8 @@ __device__ __noinline__ void warp_rank_row_again(rank_key *buf, int k, const T *
 // The loads in flight come from the warps: 8 blocks of 4 warps an SM need at most 64 registers a
 // thread. 7 blocks (72 registers) were 1.15x slower; 9 (56 registers) no faster for float32 and 3 %
 // slower for bf16; 10 or 12 spill and were slower (JOURNAL.md; measured before the merge became a
-// call). At 64 the kernel spills a few bytes (`-Xptxas -v`, stores): 4 for float32 with K <= 32,
-// 16 bf16 and 8 fp16; with a guess 8, 52 and 48.
+// call). At 64 the kernel spills a few bytes (`-Xptxas -v`, stores): none for float32 and fp16 with
+// K <= 32, 16 bf16; with a guess 8 float32, 52 bf16 and 48 fp16.
 // With Guess (K > GUESS_ABOVE_K) the first threshold is a guess, and a row in which fewer than K
 // logits reached it is ranked again. That call costs registers even where it is not taken, and bf16
 // at K = 10, where a guess saves nothing, took 0.2219 ms with it against 0.2202 without, side by side.
