@@ -989,7 +989,7 @@ template <int N>
 __device__ __forceinline__ void warp_offer(warp_candidates &w, const float (&v)[1][N], int first, bool have)
 {
     unsigned above = above_in_order(v, w.threshold);
-    if (!have)
+    if (!have) // a statement: as a conditional in the call, float32 spilled 4 bytes (JOURNAL.md)
         above = 0;
     warp_append<float, false, 1, N>(w, v, above, first); // fits, as above
     if (w.fill >= w.flush_at)
