@@ -553,11 +553,12 @@ __device__ __forceinline__ online_stat online_stat_add_n(online_stat s, const fl
     return s;
 }
 
-// G vectors of logits unpacked into v and folded into the statistic: one rescale test for all of
-// them. Returns their largest logit.
+// G vectors of logits unpacked and folded into the statistic: one rescale test for all of them.
+// Returns their largest logit.
 template <typename T, int G>
-__device__ __forceinline__ float fold_group(online_stat &s, const uint4 *raw, float (&v)[G][logits16<T>::count])
+__device__ __forceinline__ float fold_group(online_stat &s, const uint4 *raw)
 {
+    float v[G][logits16<T>::count];
 #pragma unroll
     for (int u = 0; u < G; u++)
         logits16<T>::unpack(raw[u], v[u]);
@@ -1072,8 +1073,7 @@ __device__ void warp_offer_row(warp_candidates &w, online_stat &s, const T *xr, 
 #pragma unroll
         for (int u = 0; u < FAST_UNROLL; u++)
             raw[u] = __ldcs(at + u * WARP_SIZE);
-        float v[FAST_UNROLL][vec::count];
-        const float most = fold_group<T, FAST_UNROLL>(s, raw, v);
+        const float most = fold_group<T, FAST_UNROLL>(s, raw);
         if (__any_sync(FULL_MASK, !(most <= w.threshold)))
             warp_offer_chunk<T>(w, raw, p.head + (i0 + lane) * vec::count);
     }
@@ -1397,8 +1397,7 @@ static __global__ void __launch_bounds__(SPLIT_THREADS, 1)
         for (int g = 0; g < SPLIT_UNROLL; g += group) {
             if (i0 + g * SPLIT_THREADS >= end)
                 break; // the rest of the tile lies past the slice: -inf, nothing to fold
-            float v[group][vec::count];
-            most = fmaxf(most, fold_group<T, group>(s, raw + g, v));
+            most = fmaxf(most, fold_group<T, group>(s, raw + g));
         }
     }
     for (int offset = 1; offset < group_lanes; offset *= 2)
