@@ -29,6 +29,61 @@ function goal(what, r, pct_goal, ms_goal,    ok) {
         pct_goal ? "≥ " pct_goal " % of the ceiling" : "≤ " ms_goal * 1000 " µs", ok ? "met" : "NOT met"
 }
 
+# "a" if lo and hi print the same with format f, else "lo–hi".
+function span(lo, hi, f) { return sprintf(f, lo) == sprintf(f, hi) ? sprintf(f, lo) : sprintf(f, lo) "–" sprintf(f, hi) }
+
+# The least and largest median_ms (times scale) of the rows of an experiment with this variant
+# and dtype, as lo–hi with format f; the Ks or Vs of rows whose check did not pass in not_passed.
+function median_span(experiment, variant, dtype, scale, f,    r, lo, hi) {
+    lo = ""; not_passed = ""
+    for (r = 1; r <= nrows; r++) {
+        if (val[r, "experiment"] != experiment || val[r, "variant"] != variant || val[r, "dtype"] != dtype) continue
+        if (lo == "" || val[r, "median_ms"] < lo) lo = val[r, "median_ms"]
+        if (hi == "" || val[r, "median_ms"] > hi) hi = val[r, "median_ms"]
+        if (val[r, "result"] != "PASS") not_passed = not_passed (not_passed == "" ? "" : ", ") val[r, "k"]
+    }
+    return span(lo * scale, hi * scale, f)
+}
+
+# The numbers that the prose under the tables explains.
+function findings(V,    i, m, t, r, x, line, b16, f32, lo, hi) {
+    block("findings:06_fused_topk")
+    x = topk_row("k_sweep", "fast", "float32", V, 10)
+    if (topk_row("k_sweep", "torch", "float32", V, 10)) {
+        lo = hi = ""
+        m = split(rows_where("variant", "torch"), t, " ")
+        for (i = 1; i <= m; i++) {
+            r = t[i]
+            if (val[r, "experiment"] != "k_sweep") continue
+            if (lo == "" || val[r, "baseline_ms"] / val[r, "median_ms"] < lo) lo = val[r, "baseline_ms"] / val[r, "median_ms"]
+            if (hi == "" || val[r, "baseline_ms"] / val[r, "median_ms"] > hi) hi = val[r, "baseline_ms"] / val[r, "median_ms"]
+        }
+        r = topk_row("k_sweep", "torch", "float32", V, 10)
+        printf "- torch.topk(torch.softmax(x), k), float32, K = 1 to 1024: %s ms, %s× faster than unfused; fast is %.1f× faster than it at K = 10.%s\n", \
+            median_span("k_sweep", "torch", "float32", 1, "%.1f"), span(lo, hi, "%.1f"), val[r, "median_ms"] / val[x, "median_ms"], \
+            not_passed == "" ? "" : " Its check fails at K = " not_passed "."
+    }
+    line = ""
+    m = split(rows_where("experiment", "k_sweep"), t, " ")
+    for (i = 1; i <= m; i++) {
+        r = t[i]
+        if (val[r, "variant"] == "fast")
+            line = line (line == "" ? "" : ", ") "K = " val[r, "k"] " " num(val[r, "pct_ceiling"], "%.1f") " %"
+    }
+    printf "- fast, float32, against the read ceiling: %s.\n", line
+    b16 = topk_row("dtype", "fast", "bf16", V, 10); f32 = topk_row("workload", "fast", "float32", V, 10)
+    printf "- 16-bit logits, fast: bf16 K = 10 %s %% of the ceiling, %.2f× faster than float32 K = 10 for half the bytes; bf16 K = 50 %s %%; fp16 K = 10 %s %%, K = 50 %s %%.\n", \
+        num(val[b16, "pct_ceiling"], "%.1f"), val[f32, "median_ms"] / val[b16, "median_ms"], \
+        num(val[topk_row("dtype", "fast", "bf16", V, 50), "pct_ceiling"], "%.1f"), \
+        num(val[topk_row("dtype", "fast", "fp16", V, 10), "pct_ceiling"], "%.1f"), num(val[topk_row("dtype", "fast", "fp16", V, 50), "pct_ceiling"], "%.1f")
+    printf "- A batch of one, K = 50, V = 50257 to 262144: fast %s µs (fast_split %s µs), fast_row (one warp for the row) %s ms, unfused %s ms", \
+        median_span("batch1", "fast", "float32", 1000, "%.1f"), median_span("batch1", "fast_split", "float32", 1000, "%.1f"), \
+        median_span("batch1", "fast_row", "float32", 1, "%.2f"), median_span("batch1", "unfused", "float32", 1, "%.2f")
+    if (topk_row("batch1", "torch", "float32", V, 50))
+        printf ", torch %s ms", median_span("batch1", "torch", "float32", 1, "%.2f")
+    printf ".\n"
+}
+
 END {
     setup_block("setup:06_fused_topk", "plots/data/06_fused_topk.csv")
     block("table:06_workload")
@@ -61,6 +116,8 @@ END {
     split("50257 128256 262144", vocab, " ")
     for (i = 1; i <= 3; i++)
         goal("batch 1, V = " vocab[i] ", K = 50, fast", topk_row("batch1", "fast", "float32", vocab[i], 50), 0, 0.008)
+
+    findings(V)
 
     u = topk_row("workload", "unfused", "float32", V, 10); f = topk_row("workload", "fused", "float32", V, 10)
     x = topk_row("workload", "fast", "float32", V, 10)
