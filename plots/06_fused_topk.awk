@@ -29,39 +29,42 @@ function goal(what, r, pct_goal, ms_goal,    ok) {
         pct_goal ? "≥ " pct_goal " % of the ceiling" : "≤ " ms_goal * 1000 " µs", ok ? "met" : "NOT met"
 }
 
-# "a" if lo and hi print the same with format f, else "lo–hi".
-function span(lo, hi, f) { return sprintf(f, lo) == sprintf(f, hi) ? sprintf(f, lo) : sprintf(f, lo) "–" sprintf(f, hi) }
+# A row's median time, or its speedup over its baseline.
+function measure(r, what) { return what == "speedup" ? val[r, "baseline_ms"] / val[r, "median_ms"] : val[r, "median_ms"] }
 
-# The least and largest median_ms (times scale) of the rows of an experiment with this variant
-# and dtype, as lo–hi with format f; the Ks or Vs of rows whose check did not pass in not_passed.
-function median_span(experiment, variant, dtype, scale, f,    r, lo, hi) {
-    lo = ""; not_passed = ""
+# The least and the largest `what` (times scale) over an experiment's rows of one variant and dtype,
+# printed with format f: one number where both print the same, else "least–largest"; "" if no row.
+function measure_span(experiment, variant, dtype, what, scale, f,    r, x, lo, hi, a, b) {
+    lo = hi = ""
     for (r = 1; r <= nrows; r++) {
         if (val[r, "experiment"] != experiment || val[r, "variant"] != variant || val[r, "dtype"] != dtype) continue
-        if (lo == "" || val[r, "median_ms"] < lo) lo = val[r, "median_ms"]
-        if (hi == "" || val[r, "median_ms"] > hi) hi = val[r, "median_ms"]
-        if (val[r, "result"] != "PASS") not_passed = not_passed (not_passed == "" ? "" : ", ") val[r, "k"]
+        x = measure(r, what)
+        if (lo == "" || x < lo) lo = x
+        if (hi == "" || x > hi) hi = x
     }
-    return span(lo * scale, hi * scale, f)
+    if (lo == "") return ""
+    a = sprintf(f, lo * scale); b = sprintf(f, hi * scale)
+    return a == b ? a : a "–" b
+}
+
+# The Ks of an experiment's rows of one variant and dtype whose check did not pass, as "10, 50".
+function not_passing(experiment, variant, dtype,    r, out) {
+    out = ""
+    for (r = 1; r <= nrows; r++)
+        if (val[r, "experiment"] == experiment && val[r, "variant"] == variant && val[r, "dtype"] == dtype && val[r, "result"] != "PASS")
+            out = out (out == "" ? "" : ", ") val[r, "k"]
+    return out
 }
 
 # The numbers that the prose under the tables explains.
-function findings(V,    i, m, t, r, x, line, b16, f32, lo, hi) {
+function findings(V,    i, m, t, r, line, failed, b16, f32, split_us, torch_ms) {
     block("findings:06_fused_topk")
-    x = topk_row("k_sweep", "fast", "float32", V, 10)
-    if (topk_row("k_sweep", "torch", "float32", V, 10)) {
-        lo = hi = ""
-        m = split(rows_where("variant", "torch"), t, " ")
-        for (i = 1; i <= m; i++) {
-            r = t[i]
-            if (val[r, "experiment"] != "k_sweep") continue
-            if (lo == "" || val[r, "baseline_ms"] / val[r, "median_ms"] < lo) lo = val[r, "baseline_ms"] / val[r, "median_ms"]
-            if (hi == "" || val[r, "baseline_ms"] / val[r, "median_ms"] > hi) hi = val[r, "baseline_ms"] / val[r, "median_ms"]
-        }
-        r = topk_row("k_sweep", "torch", "float32", V, 10)
+    r = topk_row("k_sweep", "torch", "float32", V, 10)
+    if (r) {
+        failed = not_passing("k_sweep", "torch", "float32")
         printf "- torch.topk(torch.softmax(x), k), float32, K = 1 to 1024: %s ms, %s× faster than unfused; fast is %.1f× faster than it at K = 10.%s\n", \
-            median_span("k_sweep", "torch", "float32", 1, "%.1f"), span(lo, hi, "%.1f"), val[r, "median_ms"] / val[x, "median_ms"], \
-            not_passed == "" ? "" : " Its check fails at K = " not_passed "."
+            measure_span("k_sweep", "torch", "float32", "median_ms", 1, "%.1f"), measure_span("k_sweep", "torch", "float32", "speedup", 1, "%.1f"), \
+            val[r, "median_ms"] / val[topk_row("k_sweep", "fast", "float32", V, 10), "median_ms"], failed == "" ? "" : " Its check fails at K = " failed "."
     }
     line = ""
     m = split(rows_where("experiment", "k_sweep"), t, " ")
@@ -76,12 +79,12 @@ function findings(V,    i, m, t, r, x, line, b16, f32, lo, hi) {
         num(val[b16, "pct_ceiling"], "%.1f"), val[f32, "median_ms"] / val[b16, "median_ms"], \
         num(val[topk_row("dtype", "fast", "bf16", V, 50), "pct_ceiling"], "%.1f"), \
         num(val[topk_row("dtype", "fast", "fp16", V, 10), "pct_ceiling"], "%.1f"), num(val[topk_row("dtype", "fast", "fp16", V, 50), "pct_ceiling"], "%.1f")
-    printf "- A batch of one, K = 50, V = 50257 to 262144: fast %s µs (fast_split %s µs), fast_row (one warp for the row) %s ms, unfused %s ms", \
-        median_span("batch1", "fast", "float32", 1000, "%.1f"), median_span("batch1", "fast_split", "float32", 1000, "%.1f"), \
-        median_span("batch1", "fast_row", "float32", 1, "%.2f"), median_span("batch1", "unfused", "float32", 1, "%.2f")
-    if (topk_row("batch1", "torch", "float32", V, 50))
-        printf ", torch %s ms", median_span("batch1", "torch", "float32", 1, "%.2f")
-    printf ".\n"
+    split_us = measure_span("batch1", "fast_split", "float32", "median_ms", 1000, "%.1f") # none where clusters are not
+    torch_ms = measure_span("batch1", "torch", "float32", "median_ms", 1, "%.2f")
+    printf "- A batch of one, K = 50, V = 50257 to 262144: fast %s µs%s, fast_row (one warp for the row) %s ms, unfused %s ms%s.\n", \
+        measure_span("batch1", "fast", "float32", "median_ms", 1000, "%.1f"), split_us == "" ? "" : " (fast_split " split_us " µs)", \
+        measure_span("batch1", "fast_row", "float32", "median_ms", 1, "%.2f"), measure_span("batch1", "unfused", "float32", "median_ms", 1, "%.2f"), \
+        torch_ms == "" ? "" : ", torch " torch_ms " ms"
 }
 
 END {
