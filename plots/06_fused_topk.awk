@@ -29,30 +29,37 @@ function goal(what, r, pct_goal, ms_goal,    ok) {
         pct_goal ? "≥ " pct_goal " % of the ceiling" : "≤ " ms_goal * 1000 " µs", ok ? "met" : "NOT met"
 }
 
+# The rows of an experiment with this variant and dtype, as a list "r1 r2 ..." for split().
+function topk_rows(experiment, variant, dtype,    r, out) {
+    out = ""
+    for (r = 1; r <= nrows; r++)
+        if (val[r, "experiment"] == experiment && val[r, "variant"] == variant && val[r, "dtype"] == dtype) out = out " " r
+    return out
+}
+
 # A row's median time, or its speedup over its baseline.
 function measure(r, what) { return what == "speedup" ? val[r, "baseline_ms"] / val[r, "median_ms"] : val[r, "median_ms"] }
 
 # The least and the largest `what` (times scale) over an experiment's rows of one variant and dtype,
 # printed with format f: one number where both print the same, else "least–largest"; "" if no row.
-function measure_span(experiment, variant, dtype, what, scale, f,    r, x, lo, hi, a, b) {
-    lo = hi = ""
-    for (r = 1; r <= nrows; r++) {
-        if (val[r, "experiment"] != experiment || val[r, "variant"] != variant || val[r, "dtype"] != dtype) continue
-        x = measure(r, what)
-        if (lo == "" || x < lo) lo = x
-        if (hi == "" || x > hi) hi = x
+function measure_span(experiment, variant, dtype, what, scale, f,    m, t, i, x, lo, hi, a, b) {
+    m = split(topk_rows(experiment, variant, dtype), t, " ")
+    if (m == 0) return ""
+    for (i = 1; i <= m; i++) {
+        x = measure(t[i], what)
+        if (i == 1 || x < lo) lo = x
+        if (i == 1 || x > hi) hi = x
     }
-    if (lo == "") return ""
     a = sprintf(f, lo * scale); b = sprintf(f, hi * scale)
     return a == b ? a : a "–" b
 }
 
 # The Ks of an experiment's rows of one variant and dtype whose check did not pass, as "10, 50".
-function not_passing(experiment, variant, dtype,    r, out) {
+function not_passing(experiment, variant, dtype,    m, t, i, out) {
     out = ""
-    for (r = 1; r <= nrows; r++)
-        if (val[r, "experiment"] == experiment && val[r, "variant"] == variant && val[r, "dtype"] == dtype && val[r, "result"] != "PASS")
-            out = out (out == "" ? "" : ", ") val[r, "k"]
+    m = split(topk_rows(experiment, variant, dtype), t, " ")
+    for (i = 1; i <= m; i++)
+        if (val[t[i], "result"] != "PASS") out = out (out == "" ? "" : ", ") val[t[i], "k"]
     return out
 }
 
@@ -67,12 +74,9 @@ function findings(V,    i, m, t, r, line, failed, b16, f32, split_us, torch_ms) 
             val[r, "median_ms"] / val[topk_row("k_sweep", "fast", "float32", V, 10), "median_ms"], failed == "" ? "" : " Its check fails at K = " failed "."
     }
     line = ""
-    m = split(rows_where("experiment", "k_sweep"), t, " ")
-    for (i = 1; i <= m; i++) {
-        r = t[i]
-        if (val[r, "variant"] == "fast")
-            line = line (line == "" ? "" : ", ") "K = " val[r, "k"] " " num(val[r, "pct_ceiling"], "%.1f") " %"
-    }
+    m = split(topk_rows("k_sweep", "fast", "float32"), t, " ")
+    for (i = 1; i <= m; i++)
+        line = line (line == "" ? "" : ", ") "K = " val[t[i], "k"] " " num(val[t[i], "pct_ceiling"], "%.1f") " %"
     printf "- fast, float32, against the read ceiling: %s.\n", line
     b16 = topk_row("dtype", "fast", "bf16", V, 10); f32 = topk_row("workload", "fast", "float32", V, 10)
     printf "- 16-bit logits, fast: bf16 K = 10 %s %% of the ceiling, %.2f× faster than float32 K = 10 for half the bytes; bf16 K = 50 %s %%; fp16 K = 10 %s %%, K = 50 %s %%.\n", \
