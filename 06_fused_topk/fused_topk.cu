@@ -495,7 +495,7 @@ __device__ __forceinline__ int slice_start(const row_parts<T> &p, int slice, int
 // flushed to 0 (which a sum of probabilities never notices). expf and __expf add range fix-ups
 // around it that cost 3 more instructions per logit, and the loop below runs one per logit. The
 // unit does 16 a cycle an SM; taking one exp in 8 from a polynomial on the FMA pipe instead, to
-// give it less to do, was slower (JOURNAL.md).
+// give it less to do, was no faster for float32 at K = 10 and slower everywhere else (JOURNAL.md).
 #define LOG2_E 1.44269504f
 
 __device__ __forceinline__ float fast_exp2(float x)
