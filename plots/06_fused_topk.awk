@@ -1,10 +1,18 @@
 # Tables, findings and seed claims for 06_fused_topk, from plots/data/06_fused_topk.csv.
 
-# The row of an experiment for this variant, dtype, row length and K (0 if none).
-function topk_row(experiment, variant, dtype, cols, k,    r) {
+# The rows of an experiment with this variant and dtype, as a list "r1 r2 ..." for split().
+function topk_rows(experiment, variant, dtype,    r, out) {
+    out = ""
     for (r = 1; r <= nrows; r++)
-        if (val[r, "experiment"] == experiment && val[r, "variant"] == variant && val[r, "dtype"] == dtype && \
-            val[r, "cols"] == cols && val[r, "k"] == k) return r
+        if (val[r, "experiment"] == experiment && val[r, "variant"] == variant && val[r, "dtype"] == dtype) out = out " " r
+    return out
+}
+
+# The row of an experiment for this variant, dtype, row length and K (0 if none).
+function topk_row(experiment, variant, dtype, cols, k,    m, t, i) {
+    m = split(topk_rows(experiment, variant, dtype), t, " ")
+    for (i = 1; i <= m; i++)
+        if (val[t[i], "cols"] == cols && val[t[i], "k"] == k) return t[i]
     return 0
 }
 
@@ -29,13 +37,6 @@ function goal(what, r, pct_goal, ms_goal,    ok) {
         pct_goal ? "≥ " pct_goal " % of the ceiling" : "≤ " ms_goal * 1000 " µs", ok ? "met" : "NOT met"
 }
 
-# The rows of an experiment with this variant and dtype, as a list "r1 r2 ..." for split().
-function topk_rows(experiment, variant, dtype,    r, out) {
-    out = ""
-    for (r = 1; r <= nrows; r++)
-        if (val[r, "experiment"] == experiment && val[r, "variant"] == variant && val[r, "dtype"] == dtype) out = out " " r
-    return out
-}
 
 # A row's median time, or its speedup over its baseline.
 function measure(r, what) { return what == "speedup" ? val[r, "baseline_ms"] / val[r, "median_ms"] : val[r, "median_ms"] }
