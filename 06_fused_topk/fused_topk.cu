@@ -1114,6 +1114,7 @@ __device__ void write_topk(const rank_key *sorted, online_stat s, size_t row, in
 template <typename T>
 __device__ __noinline__ void warp_rank_row_again(rank_key *buf, int k, const T *xr, size_t cols)
 {
+    __syncwarp(); // no lane clears buf while another still reads it (fast_row's test of buf[k - 1])
     warp_candidates w = warp_candidates_init(buf, k, warp_capacity(k, logits16<T>::count));
     online_stat unused = ONLINE_IDENTITY; // the caller has the statistic
     warp_offer_row(w, unused, xr, cols, false);
