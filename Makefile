@@ -10,7 +10,7 @@ DEPS_PACKAGES := libcriterion-dev gnuplot-nox
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
 # (stageN is a pattern rule, so it is not listed as phony: make skips pattern rules for those)
-.PHONY: all help test plots deps clean $(STAGES)
+.PHONY: all help test sanitize plots deps clean $(STAGES)
 
 all: $(STAGES)
 
@@ -20,6 +20,7 @@ help:
 	@echo "                         (./run is the stage built last; 'cd 0N_* && make && ./run' works too)"
 	@echo "  make                   build every stage: $(STAGES)"
 	@echo "  make test              build and run the Criterion tests (GPU tests skip with no GPU)"
+	@echo "  make sanitize          every stage under compute-sanitizer memcheck, racecheck, synccheck (needs a GPU)"
 	@echo "  make plots             regenerate charts and the tables in EXPERIMENTS.md from plots/data/*.csv"
 	@echo "  make deps              install Criterion and gnuplot (apt-get; sudo when not root)"
 	@echo "  make clean             remove build outputs"
@@ -42,6 +43,12 @@ test: $(STAGES)
 	@echo '#include <criterion/criterion.h>' | $(CC) -E -x c - >/dev/null 2>&1 || $(MAKE) deps
 	$(MAKE) -C tests
 	tests/build/run_tests --verbose
+
+# compute-sanitizer on every stage at small shapes, and on the tests of stage 06's rare rows.
+sanitize: $(STAGES)
+	@echo '#include <criterion/criterion.h>' | $(CC) -E -x c - >/dev/null 2>&1 || $(MAKE) deps
+	$(MAKE) -C tests
+	tests/sanitize.sh
 
 plots:
 	@command -v gnuplot >/dev/null || $(MAKE) deps

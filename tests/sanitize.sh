@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# `make sanitize`: every stage under compute-sanitizer's memcheck (out-of-bounds and misaligned
+# accesses), racecheck (shared-memory races) and synccheck (barriers some threads miss). Needs a
+# GPU; some 6 minutes on an H200. The shapes are small, because the tools slow kernels down by 10
+# to 1000 times, and chosen so that every kernel of a stage runs (what a shape adds is named beside
+# it). Each run verifies its answers as usual and runs once timed. Two rare paths of stage 06 need
+# rows that only its tests build (a fast_split row whose candidates overflow their list, a fast_row
+# row that fools the guess), so those two tests run under the tools as well: racecheck found a race
+# there that no run of the program reaches. Any error stops the script.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+[ -x "$sanitizer" ] || { echo "sanitize: compute-sanitizer not found (it ships with the CUDA toolkit)"; exit 1; }
+
+# stage | flags
+runs=(
+    "01_naive        | --sizes 1000,1M"
+    "02_multipass    | --sizes 1000,1M"
+    "03_fused3kernel | --sizes 1000,1M,10M"
+    "04_warp         | --sizes 1M"
+    "04_warp         | --rows 1000 --cols 100"     # every mapping (a warp a row needs cols <= 1024)
+    "04_warp         | --rows 64 --cols 4096"      # a block a row, longer than the block
+    "05_online       | --sizes 1M"
+    "05_online       | --rows 1000 --cols 100"     # a warp a row, 16-byte loads
+    "05_online       | --rows 300 --cols 129"      # a warp a row, rows not 16-byte aligned
+    "05_online       | --rows 64 --cols 4096"      # a block a row, the row cached in shared memory
+    "05_online       | --rows 8 --cols 50257"      # two blocks a row, a cluster (sm_90)
+    "05_online       | --rows 2 --cols 100000"     # a block a row, too long to cache
+    "06_fused_topk   | --rows 264 --cols 1000 --k 10"            # every variant, fused too (K <= 32)
+    "06_fused_topk   | --rows 8 --cols 50257 --k 50"             # a guessed first threshold, K > 32
+    "06_fused_topk   | --rows 8 --cols 50257 --k 1024"           # K > 64: merges in shared memory, radix select
+    "06_fused_topk   | --rows 8 --cols 50257 --k 50 --dtype bf16"
+    "06_fused_topk   | --rows 8 --cols 50257 --k 10 --dtype fp16"
+    "06_fused_topk   | --rows 1 --cols 262144 --k 50"            # fast_split's largest tiles
+)
+
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+# sanitize LABEL COMMAND...: the command under each tool; on an error, its log's end, and stop.
+sanitize() {
+    local label=$1 tool
+    shift
+    for tool in memcheck racecheck synccheck; do
+        printf '%-9s %s ... ' "$tool" "$label"
+        if "$sanitizer" --tool "$tool" --target-processes all --error-exitcode 1 "$@" >"$log" 2>&1; then
+            echo "0 errors"
+        else
+            echo "FAILED"
+            tail -n 30 "$log"
+            exit 1
+        fi
+    done
+}
+
+for run in "${runs[@]}"; do
+    stage=$(echo "${run%%|*}" | tr -d ' ')
+    read -r -a flags <<<"${run#*|}"
+    sanitize "$(printf '%-15s %s' "$stage" "${flags[*]}")" "$stage/run" "${flags[@]}" --iters 1 --warmup 0
+done
+for test in rows_full_of_ties rows_that_fool_the_guess; do
+    sanitize "$(printf '%-15s %s' tests "stage06/$test")" tests/build/run_tests --filter "stage06/$test"
+done
+echo "sanitize: every stage clean under memcheck, racecheck and synccheck"
