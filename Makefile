@@ -10,7 +10,7 @@ DEPS_PACKAGES := libcriterion-dev gnuplot-nox
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
 # (stageN is a pattern rule, so it is not listed as phony: make skips pattern rules for those)
-.PHONY: all help test sanitize plots deps clean $(STAGES)
+.PHONY: all help test-build test sanitize plots deps clean $(STAGES)
 
 all: $(STAGES)
 
@@ -38,16 +38,17 @@ stage%:
 	$(MAKE) -C $(call stage_dir,$*)
 	ln -sfn $(call stage_dir,$*)/run run
 
-# Criterion is needed to build the tests; if it is missing, install it first.
-test: $(STAGES)
+# The test program, beside the stages it runs. Criterion is needed to build it; if it is missing,
+# install it first.
+test-build: $(STAGES)
 	@echo '#include <criterion/criterion.h>' | $(CC) -E -x c - >/dev/null 2>&1 || $(MAKE) deps
 	$(MAKE) -C tests
+
+test: test-build
 	tests/build/run_tests --verbose
 
 # compute-sanitizer on every stage at small shapes, and on the tests of stage 06's rare rows.
-sanitize: $(STAGES)
-	@echo '#include <criterion/criterion.h>' | $(CC) -E -x c - >/dev/null 2>&1 || $(MAKE) deps
-	$(MAKE) -C tests
+sanitize: test-build
 	tests/sanitize.sh
 
 plots:
