@@ -154,9 +154,8 @@ static double unfused_bytes_per_row(size_t rows, size_t cols, int k, logit_dtype
     return (double)cols * (dtype_size(dtype) + widen + 4.0 + 4.0 + 4.0 + 16.0) + 16.0 * k;
 }
 
-static bool unfused_supports(size_t rows, size_t cols, int k, logit_dtype dtype)
+static bool unfused_fits(size_t rows, size_t cols)
 {
-    (void)k, (void)dtype;
     return rows * cols <= INT32_MAX; // CUB's item count here is an int
 }
 
@@ -269,12 +268,6 @@ static __global__ void fused_warp_kernel(const float *__restrict__ x, size_t row
 }
 
 #define FUSED_MAX_K 32
-
-static bool fused_supports(size_t rows, size_t cols, int k, logit_dtype dtype)
-{
-    (void)rows, (void)cols;
-    return dtype == DTYPE_F32 && k <= FUSED_MAX_K;
-}
 
 // Reads the logits once; writes K pairs.
 static double fused_bytes_per_row(size_t rows, size_t cols, int k, logit_dtype dtype)
@@ -1564,9 +1557,9 @@ static int split_blocks(void)
     if (!blocks) {
         CUDA_CHECK(cudaFuncSetAttribute(fast_split_kernel<T>, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
         CUDA_CHECK(cudaFuncSetAttribute(fast_split_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        (int)split_shared_bytes(CLI_MAX_K)));
+                                        (int)split_shared_bytes(FAST_MAX_K)));
         cudaLaunchAttribute cluster;
-        const cudaLaunchConfig_t config = split_config(1, SPLIT_MAX_BLOCKS, CLI_MAX_K, &cluster);
+        const cudaLaunchConfig_t config = split_config(1, SPLIT_MAX_BLOCKS, FAST_MAX_K, &cluster);
         int fit = 0;
         CUDA_CHECK(cudaOccupancyMaxActiveClusters(&fit, fast_split_kernel<T>, &config));
         blocks = fit > 0 ? SPLIT_MAX_BLOCKS : SPLIT_MAX_BLOCKS / 2;
@@ -1579,7 +1572,7 @@ static void launch_fast_row_kernel(const void *x, size_t rows, size_t cols, int 
 {
     static bool shared_memory_raised;
     if (!shared_memory_raised) { // room for the largest K
-        const int most = FAST_WARPS * warp_capacity(CLI_MAX_K, logits16<T>::count) * (int)sizeof(rank_key);
+        const int most = FAST_WARPS * warp_capacity(FAST_MAX_K, logits16<T>::count) * (int)sizeof(rank_key);
         CUDA_CHECK(cudaFuncSetAttribute(fast_row_kernel<T, Guess>, cudaFuncAttributeMaxDynamicSharedMemorySize, most));
         shared_memory_raised = true;
     }
@@ -1665,12 +1658,15 @@ static int fast_auto_topk(const void *x, logit_dtype dtype, size_t rows, size_t 
     return fast_topk_with(fast_takes_split(rows, dtype), x, dtype, rows, cols, k, indices, probs);
 }
 
-// A GPU with clusters, and a grid of rows x 16 blocks that fits gridDim.x.
-static bool fast_split_supports(size_t rows, size_t cols, int k, logit_dtype dtype)
+// A grid of rows x 16 blocks that fits gridDim.x.
+static bool fast_split_fits(size_t rows, size_t cols)
 {
-    (void)cols, (void)k;
-    return split_available_for(dtype) && rows <= INT32_MAX / SPLIT_MAX_BLOCKS;
+    (void)cols;
+    return rows <= INT32_MAX / SPLIT_MAX_BLOCKS;
 }
+
+// A GPU with clusters, and the kernel built for one (the three dtypes' kernels are built alike).
+static bool fast_split_runs_here(void) { return split_available<float>(); }
 
 // The logits once, K pairs out (the split's candidates and statistics stay in shared memory).
 static double fast_bytes_per_row(size_t rows, size_t cols, int k, logit_dtype dtype)
@@ -1679,10 +1675,13 @@ static double fast_bytes_per_row(size_t rows, size_t cols, int k, logit_dtype dt
     return (double)cols * dtype_size(dtype) + 8.0 * k;
 }
 
-extern "C" const topk_variant unfused_topk_variant = {"unfused", unfused_bytes_per_row, unfused_workspace_bytes,
-                                                 unfused_topk, unfused_supports};
-extern "C" const topk_variant fused_topk_variant = {"fused", fused_bytes_per_row, NULL, fused_topk, fused_supports};
-extern "C" const topk_variant fast_row_topk_variant = {"fast_row", fast_bytes_per_row, NULL, fast_row_topk, NULL};
+extern "C" const topk_variant unfused_topk_variant = {"unfused",   unfused_bytes_per_row, unfused_workspace_bytes,
+                                                     unfused_topk, TOPK_ANY_K, true, unfused_fits, NULL};
+extern "C" const topk_variant fused_topk_variant = {"fused", fused_bytes_per_row, NULL, fused_topk, FUSED_MAX_K, false,
+                                                   NULL, NULL};
+extern "C" const topk_variant fast_row_topk_variant = {"fast_row", fast_bytes_per_row, NULL, fast_row_topk, FAST_MAX_K,
+                                                      true, NULL, NULL};
 extern "C" const topk_variant fast_split_topk_variant = {"fast_split", fast_bytes_per_row, NULL, fast_split_topk,
-                                                    fast_split_supports};
-extern "C" const topk_variant fast_topk_variant = {"fast", fast_bytes_per_row, NULL, fast_auto_topk, NULL};
+                                                        FAST_MAX_K, true, fast_split_fits, fast_split_runs_here};
+extern "C" const topk_variant fast_topk_variant = {"fast", fast_bytes_per_row, NULL, fast_auto_topk, FAST_MAX_K, true,
+                                                  NULL, NULL};

@@ -30,6 +30,9 @@ extern const topk_variant fast_topk_variant;
 #define FAST_WIDE_SAMPLE_LOGITS 2048
 #define FAST_SAMPLED_WARP_ROW(i, vectors, n) ((2 * (i) + 1) * (n) / (2 * (vectors)))
 
+/* The largest K of fast_row, fast_split and fast: shared memory is sized for it. */
+#define FAST_MAX_K 1024
+
 /* Whether fast takes fast_split for this many rows: fewer rows than SMs, on a GPU with clusters. */
 bool fast_takes_split(size_t rows, logit_dtype dtype);
 

@@ -67,7 +67,8 @@ void topk_case_destroy(topk_case *c)
 
 bool topk_supports(const topk_variant *v, const topk_case *c, int k)
 {
-    return !v->supports || v->supports(c->rows, c->cols, k, c->dtype);
+    return k <= v->max_k && (c->dtype == DTYPE_F32 || v->sixteen_bit) && (!v->fits || v->fits(c->rows, c->cols)) &&
+           (!v->runs_here || v->runs_here());
 }
 
 void *topk_workspace_alloc(const topk_variant *v, const topk_case *c, int k)

@@ -33,9 +33,17 @@ typedef struct {
      * first; checks every launch; returns the number of kernel launches. */
     int (*run)(const void *x, logit_dtype dtype, size_t rows, size_t cols, int k, int *indices,
                float *probs, void *workspace);
-    /* The shapes, k and dtypes it handles (NULL: all). */
-    bool (*supports)(size_t rows, size_t cols, int k, logit_dtype dtype);
+    /* Its limits, stated so that a command line can be checked before the GPU is touched: */
+    int max_k;        /* the largest K it handles (K <= cols always) */
+    bool sixteen_bit; /* it takes bf16 and fp16 logits, not only float32 */
+    /* The shapes it handles (NULL: all), decided on the host alone. */
+    bool (*fits)(size_t rows, size_t cols);
+    /* Whether the open GPU can run it (NULL: every GPU the course supports). */
+    bool (*runs_here)(void);
 } topk_variant;
+
+/* Every K up to cols: the max_k of a variant with no limit of its own. */
+#define TOPK_ANY_K 0x7fffffff
 
 #define TOPK_CSV_COLUMNS                                                                           \
     "experiment,variant,dtype,rows,cols,k,dist,lo,hi,seed,median_ms,min_ms,max_ms,gbps,"            \
@@ -69,6 +77,7 @@ void topk_case_refresh(topk_case *c);
 void topk_case_destroy(topk_case *c);
 
 void *topk_workspace_alloc(const topk_variant *v, const topk_case *c, int k);
+/* Whether `v` handles k and the case's shape and dtype (its limits above), on this GPU. */
 bool topk_supports(const topk_variant *v, const topk_case *c, int k);
 
 /* Poisons the outputs, runs `v` once with top-k, copies the answer to idx_host/prob_host and
