@@ -58,7 +58,7 @@ for run in "${runs[@]}"; do
     read -r -a flags <<<"${run#*|}"
     sanitize "$(printf '%-15s %s' "$stage" "${flags[*]}")" "$stage/run" "${flags[@]}" --iters 1 --warmup 0
 done
-for test in rows_full_of_ties rows_that_fool_the_guess; do
-    sanitize "$(printf '%-15s %s' tests "stage06/$test")" tests/build/run_tests --filter "stage06/$test"
+for test in stage06/rows_full_of_ties stage06_fast/rows_that_fool_the_guess; do
+    sanitize "$(printf '%-15s %s' tests "$test")" tests/build/run_tests --filter "$test"
 done
 echo "sanitize: every stage clean under memcheck, racecheck and synccheck"

@@ -1,0 +1,80 @@
+// fast/fast.cu — the variants fast_row, fast_split and fast, and how fast picks between them.
+//
+// What it does: fast_row fills the GPU when there are at least as many rows as SMs (a warp a row,
+// 32 rows an SM at once); with fewer, most SMs would idle, and a row is better spread over a
+// cluster of 16 SMs (fast_split). fast takes fast_split below that many rows, on a GPU with
+// clusters, and fast_row otherwise.
+// The two kernels are compiled here, together, in one translation unit: they share the device
+// functions of warp_row.cuh, which are then compiled once, with every caller in view.
+// Assumes: the open GPU is the one the kernels run on (the SM count is read once).
+// Read next: the stage's README, "What to look at in the numbers".
+#include <stdint.h>
+
+#include "../../common/check.h"
+#include "../fused_topk.h"
+#include "fast.h"
+#include "fast_row.cuh"
+#include "fast_split.cuh"
+
+static int sm_count(void)
+{
+    static int sms;
+    if (!sms) {
+        int device;
+        CUDA_CHECK(cudaGetDevice(&device));
+        CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    }
+    return sms;
+}
+
+// With at least as many rows as SMs, a warp per row fills the GPU as well as anything.
+extern "C" bool fast_takes_split(size_t rows, logit_dtype dtype)
+{
+    return rows < (size_t)sm_count() && fast_split_available(dtype);
+}
+
+static int fast_row_topk(const void *x, logit_dtype dtype, size_t rows, size_t cols, int k, int *indices,
+                         float *probs, void *workspace)
+{
+    (void)workspace;
+    fast_row_launch(x, dtype, rows, cols, k, indices, probs);
+    return 1;
+}
+
+static int fast_split_topk(const void *x, logit_dtype dtype, size_t rows, size_t cols, int k, int *indices,
+                           float *probs, void *workspace)
+{
+    (void)workspace;
+    fast_split_launch(x, dtype, rows, cols, k, indices, probs);
+    return 1;
+}
+
+static int fast_auto_topk(const void *x, logit_dtype dtype, size_t rows, size_t cols, int k, int *indices,
+                          float *probs, void *workspace)
+{
+    return fast_takes_split(rows, dtype) ? fast_split_topk(x, dtype, rows, cols, k, indices, probs, workspace)
+                                         : fast_row_topk(x, dtype, rows, cols, k, indices, probs, workspace);
+}
+
+// A grid of rows x 16 blocks that fits gridDim.x.
+static bool fast_split_fits(size_t rows, size_t cols)
+{
+    (void)cols;
+    return rows <= INT32_MAX / SPLIT_MAX_BLOCKS;
+}
+
+// The three dtypes' kernels are built alike: one answers for all.
+static bool fast_split_runs_here(void) { return fast_split_available(DTYPE_F32); }
+
+// The logits once, K pairs out (the split's candidates and statistics stay in shared memory).
+static double fast_bytes_per_row(size_t rows, size_t cols, int k, logit_dtype dtype)
+{
+    (void)rows;
+    return (double)cols * dtype_size(dtype) + 8.0 * k;
+}
+
+extern "C" const topk_variant fast_row_topk_variant = {"fast_row", fast_bytes_per_row, NULL, fast_row_topk, FAST_MAX_K, true,
+                                            NULL, NULL};
+extern "C" const topk_variant fast_split_topk_variant = {"fast_split", fast_bytes_per_row, NULL, fast_split_topk, FAST_MAX_K, true,
+                                              fast_split_fits, fast_split_runs_here};
+extern "C" const topk_variant fast_topk_variant = {"fast", fast_bytes_per_row, NULL, fast_auto_topk, FAST_MAX_K, true, NULL, NULL};

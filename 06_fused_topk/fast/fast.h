@@ -1,0 +1,48 @@
+/* fast/fast.h — the limits of the fast kernels, and the constants the tests build rows from.
+ *
+ * The fast kernels, one idea a file, in reading order:
+ *   rank_key.cuh     a candidate as one 64-bit key: one compare decides its rank
+ *   logits16.cuh     16-byte loads of float32, bf16 or fp16 logits; a row's head, body and tail
+ *   fast_exp.cuh     the online statistic folded a chunk at a time, with one ex2 a logit
+ *   warp_sort.cuh    bitonic sorts and merges of keys by one warp, in registers where they fit
+ *   candidates.cuh   a warp's candidate buffer in shared memory, and the threshold it sets
+ *   offer.cuh        a chunk of logits tested against the threshold and appended, by ballots
+ *   sample.cuh       the first threshold, from a sample spread over the row
+ *   warp_row.cuh     one warp's pass over one row
+ *   fast_row.cuh     the kernel: a warp per row                          (many rows)
+ *   cluster_kth.cuh  the K-th largest of a block's numbers, to 24 bits
+ *   fast_split.cuh   the kernel: a row over a cluster of 16 blocks      (a batch of one)
+ *   fast.cu          the variants, and how fast picks between the two kernels */
+#ifndef FAST_FAST_H
+#define FAST_FAST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../../common/dtype.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The largest K of fast_row, fast_split and fast: their shared memory is sized for it. */
+#define FAST_MAX_K 1024
+
+/* fast_row's first threshold comes from a sample of the row: `vectors` 16-byte vectors a lane, from
+ * the warp-rows (32 vectors each) FAST_SAMPLED_WARP_ROW(i, vectors, n), i < vectors, of the n in the
+ * row's body (from its first 16-byte boundary on). `vectors` is FAST_SAMPLE_VECTORS, or for
+ * K >= FAST_WIDE_SAMPLE_K as many as hold FAST_WIDE_SAMPLE_LOGITS logits (16 float32 vectors) where
+ * the guess's rank stays within the 64 keys the lanes hold (K = 256 at V = 50257, not K = 1024).
+ * Here so that a test can build rows that fool the guess. */
+#define FAST_SAMPLE_VECTORS 8
+#define FAST_WIDE_SAMPLE_K 128
+#define FAST_WIDE_SAMPLE_LOGITS 2048
+#define FAST_SAMPLED_WARP_ROW(i, vectors, n) ((2 * (i) + 1) * (n) / (2 * (vectors)))
+
+/* Blocks in fast_split's cluster where the GPU allows it (else 8): its grid has that many a row. */
+#define SPLIT_MAX_BLOCKS 16
+
+#ifdef __cplusplus
+}
+#endif
+#endif

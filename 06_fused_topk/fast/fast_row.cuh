@@ -1,0 +1,93 @@
+// fast/fast_row.cuh — fast_row: a warp per row, candidates in shared memory.
+//
+// What fused (fused_topk.cu) leaves on the table, and what this kernel does instead:
+//   - 4-byte loads, one in flight per lane: here 16-byte loads (4 float32 or 8 bf16/fp16 logits),
+//     FAST_UNROLL of them issued before any is used (logits16.cuh, warp_row.cuh);
+//   - every logit compared with its lane's own K-th best, which stays low for long (a lane has seen
+//     few logits), and an insertion that costs K selects a hit: here the 32 lanes share one
+//     threshold, the K-th best the warp has seen, and one candidate buffer in shared memory
+//     (candidates.cuh), so once the threshold has risen a chunk costs one compare of its largest
+//     logit and one vote (offer.cuh), beside the one FMA and one ex2 a logit of the statistic
+//     (fast_exp.cuh);
+//   - K in registers, so small and fixed at compile time: here K is a runtime number up to
+//     FAST_MAX_K, and the buffer is sized for it at launch.
+// It keeps fused's warp per row: a warp that sees the whole row raises its threshold once.
+//
+// Each block has FAST_WARPS warps, each with its own row and its own part of the block's dynamic
+// shared memory (warp_capacity(K) keys). No block-wide barrier: a warp past the last row leaves.
+// Assumes: rows x cols logits, row-major; any row length; K <= FAST_MAX_K and K <= cols.
+// Read next: cluster_kth.cuh and fast_split.cuh, for a batch too small to fill the GPU this way.
+#ifndef FAST_FAST_ROW_CUH
+#define FAST_FAST_ROW_CUH
+
+#include "../../common/check.h"
+#include "../../common/dtype.h"
+#include "fast.h"
+#include "warp_row.cuh"
+
+#define FAST_WARPS 4 // warps in a block, each with its own row
+#define FAST_THREADS (FAST_WARPS * WARP_SIZE)
+
+// The loads in flight come from the warps: 8 blocks of 4 warps an SM need at most 64 registers a
+// thread.
+// With Guess (K > GUESS_ABOVE_K) the first threshold is a guess, and a row in which fewer than K
+// logits reached it is ranked again. That call costs registers even where it is not taken, so the
+// kernel for K <= 32, where a certain threshold costs nothing more, is built without it.
+#define GUESS_ABOVE_K 32
+template <typename T, bool Guess>
+static __global__ void __launch_bounds__(FAST_THREADS, 8)
+    fast_row_kernel(const T *__restrict__ x, size_t rows, size_t cols, int k, int *__restrict__ indices,
+                    float *__restrict__ probs)
+{
+    extern __shared__ rank_key buffers[]; // FAST_WARPS x capacity
+    const int warp = threadIdx.x / WARP_SIZE;
+    const size_t row = (size_t)blockIdx.x * FAST_WARPS + warp;
+    if (row >= rows)
+        return; // the whole warp: no block-wide barrier follows
+    const int capacity = warp_capacity(k, logits16<T>::count);
+    warp_candidates w = warp_candidates_init(buffers + warp * capacity, k, capacity);
+    online_stat s = ONLINE_IDENTITY;
+    const T *xr = x + row * cols;
+    warp_offer_row(w, s, xr, cols, Guess);
+    warp_keep_best(w);
+    if (Guess && w.buf[k - 1] == 0) // fewer than K logits reached the guess
+        warp_rank_row_again(w.buf, k, xr, cols);
+    write_topk(w.buf, warp_combine(s), row, k, indices, probs);
+}
+
+template <typename T, bool Guess>
+static void launch_fast_row_kernel(const void *x, size_t rows, size_t cols, int k, int *indices, float *probs)
+{
+    static bool shared_memory_raised;
+    if (!shared_memory_raised) { // room for the largest K
+        const int most = FAST_WARPS * warp_capacity(FAST_MAX_K, logits16<T>::count) * (int)sizeof(rank_key);
+        CUDA_CHECK(cudaFuncSetAttribute(fast_row_kernel<T, Guess>, cudaFuncAttributeMaxDynamicSharedMemorySize, most));
+        shared_memory_raised = true;
+    }
+    const size_t shared = FAST_WARPS * warp_capacity(k, logits16<T>::count) * sizeof(rank_key);
+    fast_row_kernel<T, Guess><<<(unsigned)((rows + FAST_WARPS - 1) / FAST_WARPS), FAST_THREADS, shared>>>(
+        (const T *)x, rows, cols, k, indices, probs);
+    CUDA_CHECK_LAUNCH("fast_row_kernel");
+}
+
+template <typename T>
+static void launch_fast_row(const void *x, size_t rows, size_t cols, int k, int *indices, float *probs)
+{
+    if (k > GUESS_ABOVE_K)
+        launch_fast_row_kernel<T, true>(x, rows, cols, k, indices, probs);
+    else
+        launch_fast_row_kernel<T, false>(x, rows, cols, k, indices, probs);
+}
+
+// The launch for the logits' dtype, checked.
+static void fast_row_launch(const void *x, logit_dtype dtype, size_t rows, size_t cols, int k, int *indices, float *probs)
+{
+    if (dtype == DTYPE_F32)
+        launch_fast_row<float>(x, rows, cols, k, indices, probs);
+    else if (dtype == DTYPE_BF16)
+        launch_fast_row<__nv_bfloat16>(x, rows, cols, k, indices, probs);
+    else
+        launch_fast_row<__half>(x, rows, cols, k, indices, probs);
+}
+
+#endif

@@ -1,0 +1,98 @@
+/* Stage 06's fast kernels on the GPU, on the paths that random rows seldom reach: rows that fool
+ * fast_row's guessed first threshold (fast/sample.cuh), so the warp must rank the row again; the
+ * same answer bit for bit on every run, though fast_split's candidates reach their list in whatever
+ * order the atomics give; a batch of one for every vocabulary of the benchmark, and fast's choice
+ * of fast_split for it (fast/fast.cu). */
+#include <string.h>
+
+#include "topk_test.h"
+
+/* Rows that fool fast_row's guessed first threshold: in the logits it samples (`sampled` vectors a
+ * lane), each lane gets `per_lane` large ones, 32 x per_lane in all, fewer than K, and the rest of
+ * the row is small. The guess (a large logit) is then reached by fewer than K logits, and the warp
+ * must rank the row again without one. Rows of 50257 start off 16-byte boundaries, so the sample
+ * sits at a different offset in each. */
+static void fool_the_guess(topk_case *c, int per_lane, int sampled)
+{
+    const size_t per_vector = 16 / dtype_size(c->dtype);
+    for (size_t r = 0; r < c->rows; r++) {
+        const size_t misaligned = r * c->cols % per_vector;
+        const size_t head = misaligned ? per_vector - misaligned : 0;
+        const size_t warp_rows = (c->cols - head) / per_vector / 32;
+        for (size_t lane = 0; lane < 32; lane++)
+            for (int j = 0; j < per_lane; j++) {
+                const size_t i = (lane + 4 * (size_t)j) % (size_t)sampled;
+                const size_t vector = FAST_SAMPLED_WARP_ROW(i, (size_t)sampled, warp_rows) * 32 + lane;
+                c->x_host[r * c->cols + head + vector * per_vector] = 20.0f + (float)(lane + 32 * j) / 8.0f;
+            }
+    }
+    topk_case_refresh(c);
+}
+
+Test(stage06_fast, rows_that_fool_the_guess)
+{
+    open_or_skip();
+    const struct {
+        logit_dtype dtype;
+        int k, per_lane, sampled; // sampled: vectors a lane in the guess's sample (fast/fast.h)
+    } cases[] = {{DTYPE_F32, 50, 1, FAST_SAMPLE_VECTORS},
+                 {DTYPE_BF16, 50, 1, FAST_SAMPLE_VECTORS},
+                 {DTYPE_F16, 256, 1, FAST_SAMPLE_VECTORS},
+                 {DTYPE_F32, 256, 1, FAST_WIDE_SAMPLE_LOGITS / (32 * 4)},
+                 {DTYPE_F32, 1024, 2, FAST_SAMPLE_VECTORS}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        topk_case c = topk_case_create(3, 50257, cases[i].dtype, (input_spec){DIST_NORMAL, -3.0, 3.0},
+                                       991 + (uint64_t)i, cases[i].k);
+        fool_the_guess(&c, cases[i].per_lane, cases[i].sampled);
+        expect_all_pass(&c, cases[i].k, "the guess fooled");
+        topk_case_destroy(&c);
+    }
+}
+
+/* The same input, run many times: identical bits every time. The split's candidates reach their list
+ * in whatever order the atomics hand out slots; the sort after it must make that invisible. */
+Test(stage06_fast, bitwise_identical_across_runs)
+{
+    const gpu_info gpu = open_or_skip();
+    const topk_variant *const checked[] = {&fused_topk_variant, &fast_row_topk_variant, &fast_split_topk_variant};
+    enum { K = 32 };
+    topk_case c = topk_case_create(7, 262144, DTYPE_F32, (input_spec){DIST_NORMAL, -3.0, 3.0}, 971, K);
+    const size_t out = c.rows * K;
+    int *first_idx = malloc(out * sizeof(int));
+    float *first_prob = malloc(out * sizeof(float));
+    for (int v = 0; v < 3; v++) {
+        void *workspace = topk_workspace_alloc(checked[v], &c, K);
+        for (int run = 0; run < 20; run++) {
+            int launches;
+            const topk_check r = topk_case_check(&c, checked[v], K, workspace, &launches);
+            cr_expect(r.pass, "%s run %d", checked[v]->name, run);
+            if (run == 0) {
+                memcpy(first_idx, c.idx_host, out * sizeof(int));
+                memcpy(first_prob, c.prob_host, out * sizeof(float));
+            } else {
+                cr_expect_arr_eq(c.idx_host, first_idx, out * sizeof(int), "%s run %d", checked[v]->name, run);
+                cr_expect_arr_eq(c.prob_host, first_prob, out * sizeof(float), "%s run %d", checked[v]->name, run);
+            }
+        }
+        cudaFree(workspace);
+    }
+    cr_expect(gpu.cc_major < 9 || topk_supports(&fast_split_topk_variant, &c, K), "fast_split ran on an sm_90 GPU");
+    free(first_idx);
+    free(first_prob);
+    topk_case_destroy(&c);
+}
+
+/* A batch of one for every vocabulary of the benchmark, and fast picks the split for it. */
+Test(stage06_fast, batch_of_one)
+{
+    const gpu_info gpu = open_or_skip();
+    const size_t vocabularies[] = {50257, 128256, 262144};
+    for (int i = 0; i < 3; i++) {
+        topk_case c = topk_case_create(1, vocabularies[i], DTYPE_F32, (input_spec){DIST_UNIFORM, 0.0, 10.0},
+                                       981 + (uint64_t)i, 1024);
+        expect_all_pass(&c, 50, "batch 1");
+        expect_all_pass(&c, 1024, "batch 1");
+        cr_expect(gpu.cc_major < 9 || fast_takes_split(1, DTYPE_F32), "fast splits a batch of one on sm_90");
+        topk_case_destroy(&c);
+    }
+}
