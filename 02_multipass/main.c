@@ -1,5 +1,6 @@
 /* Stage 02's program: the stable softmax passes where stage 01 overflowed, and what the extra pass
- * costs: seed 004's Experiment 2, naive (stage 01, measured in this run) vs multi-pass. */
+ * costs: Experiment 2 (claims C2 and C3 in EXPERIMENTS.md), naive (stage 01, measured in this run)
+ * vs multi-pass. */
 #include <stdio.h>
 
 #include "../01_naive/naive.h"
@@ -15,7 +16,7 @@ static const char about[] =
 
 int main(int argc, char **argv)
 {
-    static const size_t seed_sizes[] = {1000, 10000, 100000, 1000000, 10000000, 100000000};
+    static const size_t sizes[] = {1000, 10000, 100000, 1000000, 10000000, 100000000};
     static const softmax_variant *const variants[] = {&naive_variant, &multipass_variant};
     static const input_spec ranges[] = {{DIST_UNIFORM, 0.0, 10.0},
                                         {DIST_UNIFORM, 500.0, 1000.0},
@@ -29,7 +30,7 @@ int main(int argc, char **argv)
                        st.opts.seed);
         printf("Subtracting the max keeps every exp() in (0, 1]: no input range can overflow it.\n\n");
     }
-    const int failed = stage_timing_1d(&st, variants, 2, seed_sizes, 6);
+    const int failed = stage_timing_1d(&st, variants, 2, sizes, 6);
     printf("overhead: extra time over naive at the same size. multipass moves 16 bytes per element\n"
            "(x read three times, y written once) where naive moves 12, and launches one kernel per\n"
            "reduction level.\n");

@@ -13,8 +13,8 @@
 // values to one with a shared-memory tree (block_reduce.cuh). That leaves n/256 partial results,
 // so the same kernel runs again on those, and again, until one value is left: 10^8 elements take
 // 4 levels (390625 -> 1526 -> 6 -> 1 blocks) per reduction, 9 launches in all. exp() is applied
-// in the first level of the sum only: the later levels add numbers that are already exps (seed
-// 004's version applied exp at every level, summing exp(exp(...)): the bug this comment retires).
+// in the first level of the sum only: the later levels add numbers that are already exps (exp at
+// every level would sum exp(exp(...)), an easy bug when one kernel serves every level).
 //
 // Run:   make stage2 && ./run                    (stable where 01 overflowed; timing vs 01)
 //        ./run --n 1M --range 500:1000 --variant multipass

@@ -11,23 +11,23 @@
 //
 //   1. block_stats_kernel   per block of 256 elements: m_b and s_b (one shared array, two reductions)
 //   2. the merge, two versions (--variant):
-//      fused_seed: merge_one_block_kernel, one block of 256 threads striding over all n/256
-//          statistics. At n = 10^8 that is 390625 (m_b, s_b) pairs for one SM: each thread walks
-//          1526 of them twice, one dependent load after another, while the other 131 SMs idle.
-//          Its time grows with n while the rest of the softmax runs at full bandwidth: the
-//          regression at 100M.
+//      single_block_merge: merge_one_block_kernel, one block of 256 threads striding over all
+//          n/256 statistics. At n = 10^8 that is 390625 (m_b, s_b) pairs for one SM: each thread
+//          walks 1526 of them twice, one dependent load after another, while the other 131 SMs
+//          idle. Its time grows with n while the rest of the softmax runs at full bandwidth: the
+//          regression at 100M (claim C4 in EXPERIMENTS.md).
 //      fused: merge_many_blocks_kernel, the same merge spread over a full grid: each block merges
 //          a slice of the statistics into one pair, and the last block to finish (it learns that
 //          from an atomic counter) merges those few hundred pairs. Same 3 launches, all SMs busy.
 //   3. normalize_kernel     y = exp(x - M) / S
 //
 // Run:   make stage3 && ./run                       (multipass vs both fused versions, 100K..100M)
-//        ./run --n 100M --variant fused_seed
+//        ./run --n 100M --variant single_block_merge
 //
 // Measured on an H200 (plots/data/03_fused3kernel.csv; EXPERIMENTS.md, Experiment 3), speedup
-//   over multipass in the same run: fused_seed 1.78x at 100K, 0.97x at 10M, 0.86x at 100M (the
-//   regression); fused 1.52x, 1.14x, 1.14x. n = 100M: fused 1.117 ms = 16.9 % of the copy ceiling,
-//   held back by the two shared-memory trees of block_stats_kernel (README.md).
+//   over multipass in the same run: single_block_merge 1.78x at 100K, 0.97x at 10M, 0.86x at 100M
+//   (the regression); fused 1.52x, 1.14x, 1.14x. n = 100M: fused 1.117 ms = 16.9 % of the copy
+//   ceiling, held back by the two shared-memory trees of block_stats_kernel (README.md).
 #include "../02_multipass/block_reduce.cuh"
 #include "../common/check.h"
 #include "../common/gpu.h"
@@ -76,7 +76,7 @@ static __device__ void merge_stats(const float *stat_max, const float *stat_sum,
     *merged_sum = block_reduce_sum(s, shared);
 }
 
-// fused_seed's merge: one block, grid-stride over all the statistics. stats[0] = M, stats[1] = S.
+// single_block_merge: one block, grid-stride over all the statistics. stats[0] = M, stats[1] = S.
 static __global__ void merge_one_block_kernel(const float *block_max, const float *block_sum,
                                               size_t count, float *stats)
 {
@@ -177,7 +177,7 @@ static int fused_softmax(const float *x, float *y, size_t n, void *workspace, bo
 }
 
 // Both take one softmax over the whole array: rows == 1, n = cols.
-static int fused_seed_softmax(const float *x, float *y, size_t rows, size_t n, void *workspace)
+static int single_block_merge_softmax(const float *x, float *y, size_t rows, size_t n, void *workspace)
 {
     (void)rows;
     return fused_softmax(x, y, n, workspace, true);
@@ -189,7 +189,7 @@ static int fused_many_block_softmax(const float *x, float *y, size_t rows, size_
     return fused_softmax(x, y, n, workspace, false);
 }
 
-extern "C" const softmax_variant fused_seed_variant = {"fused_seed", 12.0, fused_workspace_bytes,
-                                                       fused_seed_softmax, single_row_only};
+extern "C" const softmax_variant single_block_merge_variant = {"single_block_merge", 12.0, fused_workspace_bytes,
+                                                               single_block_merge_softmax, single_row_only};
 extern "C" const softmax_variant fused_variant = {"fused", 12.0, fused_workspace_bytes,
                                                   fused_many_block_softmax, single_row_only};

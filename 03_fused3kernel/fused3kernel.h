@@ -11,9 +11,11 @@ extern "C" {
 #endif
 
 /* Both: per-block statistics, one merge, one normalize (3 launches); they differ in the merge.
- * fused_seed: the merge is one block striding over every block's statistics (seed 004's).
- * fused:      the merge is spread over many blocks, and the last of them to finish merges theirs. */
-extern const softmax_variant fused_seed_variant;
+ * single_block_merge: the merge is one block of 256 threads striding over every block's statistics
+ *                     (the design of claim C4 in EXPERIMENTS.md).
+ * fused:              the merge is spread over many blocks, and the last of them to finish merges
+ *                     theirs. */
+extern const softmax_variant single_block_merge_variant;
 extern const softmax_variant fused_variant;
 
 #ifdef __cplusplus

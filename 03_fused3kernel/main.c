@@ -1,5 +1,5 @@
-/* Stage 03's program: seed 004's Experiment 3, multi-pass (stage 02, measured in this run) against
- * the two versions of the fused three-kernel softmax, the seed's and the one that scales. */
+/* Stage 03's program: Experiment 3, multi-pass (stage 02, measured in this run) against the two
+ * versions of the fused three-kernel softmax, the merge in one block and the merge that scales. */
 #include <stdio.h>
 
 #include "../02_multipass/multipass.h"
@@ -8,16 +8,16 @@
 
 static const char about[] =
     "03_fused3kernel: per-block max and sum in one read, a rescaled merge, a normalize: 3 launches.\n"
-    "Variants: multipass (stage 02, the baseline), fused_seed (the merge in one block, as seed 004\n"
-    "wrote it), fused (the merge spread over many blocks).\n"
+    "Variants: multipass (stage 02, the baseline), single_block_merge (the merge in one block of 256\n"
+    "threads), fused (the merge spread over many blocks).\n"
     "With no --n or --sizes: all variants on [0,10], [500,1000], [-1000,1000] and outliers\n"
     "(n = 100K), then timing at 100K, 1M, 10M, 100M with the speedup over multipass.\n"
     "Every row is verified against an fp64 CPU reference before it is timed.";
 
 int main(int argc, char **argv)
 {
-    static const size_t seed_sizes[] = {100000, 1000000, 10000000, 100000000};
-    static const softmax_variant *const variants[] = {&multipass_variant, &fused_seed_variant, &fused_variant};
+    static const size_t sizes[] = {100000, 1000000, 10000000, 100000000};
+    static const softmax_variant *const variants[] = {&multipass_variant, &single_block_merge_variant, &fused_variant};
     static const input_spec ranges[] = {{DIST_UNIFORM, 0.0, 10.0},
                                         {DIST_UNIFORM, 500.0, 1000.0},
                                         {DIST_UNIFORM, -1000.0, 1000.0},
@@ -31,9 +31,9 @@ int main(int argc, char **argv)
                        st.opts.seed);
         printf("\n");
     }
-    const int failed = stage_timing_1d(&st, variants, 3, seed_sizes, 4);
+    const int failed = stage_timing_1d(&st, variants, 3, sizes, 4);
     printf("speedup: multipass time / this time at the same size. Both fused versions move 12 bytes\n"
-           "per element (multipass 16) in 3 launches; fused_seed merges n/256 block statistics in a\n"
-           "single block, which is why it falls behind as n grows.\n");
+           "per element (multipass 16) in 3 launches; single_block_merge merges n/256 block statistics\n"
+           "in one block, which is why it falls behind as n grows.\n");
     return stage_end(&st, failed);
 }

@@ -1,4 +1,4 @@
-# Tables, findings and seed claims for 01_naive, from plots/data/01_naive.csv.
+# Tables, findings and claims for 01_naive, from plots/data/01_naive.csv.
 # Run by plots/make_plots.sh after plots/lib.awk.
 
 END {
@@ -48,6 +48,6 @@ END {
         count(val[small, "cols"]), count(val[flat, "cols"]), num(val[small, "median_ms"], "%.4f")
 
     block("claims")
-    printf "| Softmax without max subtraction overflows on inputs in [500, 1000] | seed 004, Experiment 1 | %s of %s outputs NaN/Inf, sum %s (01_naive) | %s |\n", \
+    printf "| <a id=\"c1\"></a>C1 | Softmax computed as exp(x) / Σ exp(x), without subtracting the max, overflows on inputs in [500, 1000] | %s of %s outputs NaN/Inf, sum %s (01_naive) | %s |\n", \
         val[huge, "nonfinite"], val[huge, "cols"], val[huge, "row_sum"], val[huge, "nonfinite"] == val[huge, "cols"] ? "confirmed" : "not reproduced"
 }

@@ -1,4 +1,4 @@
-# Tables, findings and seed claims for 02_multipass, from plots/data/02_multipass.csv.
+# Tables, findings and claims for 02_multipass, from plots/data/02_multipass.csv.
 
 END {
     setup_block("setup:02_multipass", "plots/data/02_multipass.csv")
@@ -31,9 +31,9 @@ END {
         num(val[big, "pct_ceiling"], "%.1f"), count(last_n), val[big, "pct_ceiling"] * 2
 
     block("claims")
-    printf "| Subtracting the max makes softmax stable: correct on [500, 1000] where the naive one overflows | seed 004, Experiment 2 | multipass: %s | %s |\n", \
+    printf "| <a id=\"c2\"></a>C2 | Subtracting the max before exp makes softmax stable: correct on [500, 1000], where the naive one overflows | multipass: %s | %s |\n", \
         passed, (stable500["multipass"] == "PASS" && stable500["naive"] == "FAIL") ? "confirmed" : "not reproduced"
-    printf "| Stability costs time: the multi-pass softmax is slower than the naive one | seed 004, Experiment 2 | %s at n = %s, %s at %s | %s |\n", \
+    printf "| <a id=\"c3\"></a>C3 | Stability costs time: the multi-pass softmax (a pass for the max, one for the sum, one to normalize) is slower than the naive one | %s at n = %s, %s at %s | %s |\n", \
         relative(small, "overhead"), count(first_n), relative(big, "overhead"), count(last_n), \
         (val[big, "median_ms"] > val[nbig, "median_ms"]) ? "confirmed" : "not reproduced"
 }

@@ -14,6 +14,6 @@ set yrange [0:*]
 set key bottom left
 
 draw = 'plot 1 with lines dt 2 lw 2 lc rgb "#444444" title "multipass", \
-            data using (at("fused_seed")):(speedup("fused_seed")) with linespoints pt 5 lw 2 lc rgb "#aa0000" title "fused\\_seed (merge in one block)", \
+            data using (at("single_block_merge")):(speedup("single_block_merge")) with linespoints pt 5 lw 2 lc rgb "#aa0000" title "single\\_block\\_merge (merge in one block)", \
             data using (at("fused")):(speedup("fused")) with linespoints pt 7 lw 2 lc rgb "#0055aa" title "fused (merge over many blocks)"'
 load "plots/style.gp"

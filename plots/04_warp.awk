@@ -1,4 +1,4 @@
-# Tables, findings and seed claims for 04_warp, from plots/data/04_warp.csv.
+# Tables, findings and claims for 04_warp, from plots/data/04_warp.csv.
 
 END {
     setup_block("setup:04_warp", "plots/data/04_warp.csv")
@@ -38,6 +38,6 @@ END {
 
     block("claims")
     r = last
-    printf "| Warp-shuffle reductions are faster than a shared-memory tree for the same algorithm, without moving fewer bytes | seed 002, part 2 | fused_warp vs fused: %s at n = %s, both %s bytes/elem (04_warp) | %s |\n", \
+    printf "| <a id=\"c5\"></a>C5 | Warp-shuffle reductions are faster than a shared-memory tree for the same algorithm, without moving fewer bytes | fused_warp vs fused: %s at n = %s, both %s bytes/elem (04_warp) | %s |\n", \
         relative(r, "speedup"), count(val[r, "cols"]), val[r, "bytes_per_elem"], (val[r, "baseline_ms"] > val[r, "median_ms"]) ? "confirmed" : "not reproduced"
 }

@@ -13,8 +13,9 @@ done
 blocks=$(mktemp)
 trap 'rm -f "$blocks" "$blocks.md"' EXIT
 {
-    # The seed-claims table gathers rows from every stage's script under this one header.
-    printf '@@ claims\n| claim | source | measured here | verdict |\n|---|---|---|---|\n'
+    # The claims table gathers rows from every stage's script under this one header. Each row's ID
+    # (C1, C2, ...) is fixed in its script, with an anchor (#c1, ...) that text can link to.
+    printf '@@ claims\n| ID | claim | measured here | verdict |\n|---|---|---|---|\n'
     for script in plots/[0-9]*.awk; do
         awk -f plots/lib.awk -f "$script" "plots/data/$(basename "$script" .awk).csv"
     done

@@ -4,7 +4,7 @@
 #include "gpu_test.h"
 
 /* Parameters are indices, not pointers: Criterion may run a test in a fresh process. */
-static const softmax_variant *const variants[] = {&fused_seed_variant, &fused_variant};
+static const softmax_variant *const variants[] = {&single_block_merge_variant, &fused_variant};
 
 typedef struct {
     int variant;
