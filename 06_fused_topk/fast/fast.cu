@@ -1,9 +1,9 @@
 // fast/fast.cu — the variants fast_row, fast_split and fast, and how fast picks between them.
 //
-// What it does: fast_row fills the GPU when there are at least as many rows as SMs (a warp a row,
-// 32 rows an SM at once); with fewer, most SMs would idle, and a row is better spread over a
-// cluster of 16 SMs (fast_split). fast takes fast_split below that many rows, on a GPU with
-// clusters, and fast_row otherwise.
+// What it does: fast_row gives a row one warp, so with fewer rows than SMs some SMs get no work
+// at all; fast_split spreads a row over a cluster of 16 SMs instead. fast takes fast_split below
+// one row an SM, on a GPU with clusters, and fast_row otherwise: a simple rule, measured at the
+// two ends (a batch of one, 8192 rows), not at the rows in between.
 // The two kernels are compiled here, together, in one translation unit: they share the device
 // functions of warp_row.cuh, which are then compiled once, with every caller in view.
 // Assumes: the open GPU is the one the kernels run on (the SM count is read once).
@@ -27,7 +27,7 @@ static int sm_count(void)
     return sms;
 }
 
-// With at least as many rows as SMs, a warp per row fills the GPU as well as anything.
+// Below one row an SM, a row over a cluster; else a warp a row.
 extern "C" bool fast_takes_split(size_t rows, logit_dtype dtype)
 {
     return rows < (size_t)sm_count() && fast_split_available(dtype);
