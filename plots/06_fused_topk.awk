@@ -29,7 +29,7 @@ function topk_table(experiment,    m, t, i, r) {
     }
 }
 
-# One goal of the issue against the measurement: "met" or "NOT met".
+# One of the stage's goals against the measurement: "met" or "NOT met".
 function goal(what, r, pct_goal, ms_goal,    ok) {
     ok = pct_goal ? val[r, "pct_ceiling"] >= pct_goal : val[r, "median_ms"] <= ms_goal
     printf "- %s: %s ms, %s %% of the read ceiling, %s over unfused. Goal %s: **%s**.\n", what, \
