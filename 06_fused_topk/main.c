@@ -25,7 +25,7 @@ static const topk_variant *const all[N_VARIANTS] = {&unfused_topk_variant, &fuse
 typedef struct {
     cli_options opts;
     gpu_info gpu;
-    topk_settings bench;
+    bench_settings bench;
     bool chosen[N_VARIANTS];
 } topk_stage;
 
@@ -53,7 +53,7 @@ static void title(const topk_stage *st, const char *what)
     printf("%s\n(%s, L2 flushed before each; GB/s: the logits' bytes, read once; speedup over the first "
            "row)\n",
            what, gpu_timing_method(st->opts.warmup, st->opts.iters));
-    topk_table_header(true);
+    topk_timing_header(st->bench.relative);
 }
 
 static int default_run(const topk_stage *st)
@@ -181,6 +181,7 @@ int main(int argc, char **argv)
     st.bench.csv = csv;
     st.bench.warmup = o->warmup;
     st.bench.iters = o->iters;
+    st.bench.relative = RELATIVE_SPEEDUP;
 
     int failed;
     if (cols) {

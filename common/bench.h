@@ -3,7 +3,9 @@
  * A softmax here works on a rows x cols matrix, one softmax per row; a 1-D softmax over n
  * elements is the shape 1 x n. A case is one fresh input of a shape on the host and the GPU, with
  * its fp64 reference. For each variant the output is poisoned, the variant runs once, its output is
- * checked element by element against the reference, and only then (if asked) is it timed. */
+ * checked element by element against the reference, and only then (if asked) is it timed.
+ * bench_settings and bench_time() serve stage 06's top-K as well (topk_bench.h): every timed row
+ * is timed, and compared with the ceiling and its baseline, by the same code. */
 #ifndef COMMON_BENCH_H
 #define COMMON_BENCH_H
 
@@ -12,7 +14,10 @@
 #include <stdio.h>
 
 #include "cli.h"
+#include "gpu.h"
+#include "inputs.h"
 #include "report.h"
+#include "verify.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -53,14 +58,45 @@ typedef struct {
     float *x, *y;         /* device copies */
 } softmax_case;
 
-/* Everything a run shares: timing settings, the ceiling rows are compared with, the CSV (or NULL),
- * and how timing rows are compared with the first variant at each shape. */
+/* Everything a run shares, softmax or top-K: timing settings, the ceiling rows are compared with,
+ * the CSV (or NULL), and how timing rows are compared with the first variant timed on the same
+ * input. */
 typedef struct {
     int warmup, iters;
     double ceiling_gbps;
     FILE *csv;
     relative_mode relative;
 } bench_settings;
+
+/* Times `work` as the settings say (gpu_time), counting `bytes` a run for GB/s, into m, whose
+ * variant is set. *baseline is the first row timed on the same input, which m is compared with;
+ * while it has no variant (zeroed, before the first row), m becomes it. */
+void bench_time(const bench_settings *s, gpu_work_fn work, void *ctx, double bytes, measurement *baseline,
+                measurement *m);
+
+/* One softmax row of a table and the CSV. */
+typedef struct {
+    const char *experiment; /* the CSV tag: "overflow", "timing", ... */
+    size_t rows, cols;      /* a 1-D softmax over n elements is 1 x n */
+    input_spec input;
+    uint64_t seed;
+    verify_result check;
+    int launches;           /* kernel launches per softmax */
+    double bytes_per_elem;  /* DRAM bytes per element the variant's algorithm moves */
+    measurement measured;   /* GB/s: 8 bytes per element (x read once, y written once) / time */
+} result_row;
+
+/* Timing rows: size, variant, the timing, bytes/elem, launches, error, and (unless RELATIVE_NONE)
+ * the comparison with the baseline. */
+void softmax_timing_header(relative_mode relative);
+void softmax_timing_row(const result_row *row, relative_mode relative);
+
+/* The columns softmax_csv_row() writes. */
+#define SOFTMAX_CSV_COLUMNS                                                                         \
+    "experiment,variant,rows,cols,dist,lo,hi,seed,median_ms,min_ms,max_ms,gbps,pct_ceiling,"       \
+    "ceiling_gbps,bytes_per_elem,launches,max_abs_err,max_rel_err,row_sum,nonfinite,result,"       \
+    "baseline,baseline_ms"
+void softmax_csv_row(FILE *csv, const result_row *row);
 
 /* Draws x from `input` with `seed` (row by row), computes the reference, uploads x. Dies with one
  * line if the GPU or the host lacks the memory. */
@@ -75,11 +111,11 @@ void *workspace_alloc(const softmax_variant *variant, const softmax_case *c);
  * against the fp64 reference. Sets *launches to the number of kernel launches it made. */
 verify_result case_check(softmax_case *c, const softmax_variant *variant, void *workspace, int *launches);
 
-/* Runs `variant` once on the case and verifies it (case_check); if `timed`, then times it and
- * compares it with `baseline` (a row timed earlier at the same shape, or NULL). Prints the row in
- * the matching table layout, appends it to the CSV, and returns it. */
+/* Runs `variant` once on the case and verifies it (case_check). With a baseline it then times it
+ * (bench_time, which says what *baseline is); with none (NULL) it is a correctness row, not timed.
+ * Prints the row in the matching table layout, appends it to the CSV, and returns it. */
 result_row bench_variant(const bench_settings *s, softmax_case *c, const softmax_variant *variant,
-                         const char *experiment, bool timed, const result_row *baseline);
+                         const char *experiment, measurement *baseline);
 
 /* Correctness table: every variant on every input spec at one shape (input k drawn with seed + k). */
 void bench_accuracy(const bench_settings *s, const char *experiment,
