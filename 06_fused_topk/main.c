@@ -6,7 +6,6 @@
 
 #include "../common/check.h"
 #include "../common/stage.h"
-#include "../common/topk_bench.h"
 #include "fused_topk.h"
 
 static const char about[] =
@@ -22,33 +21,19 @@ static const char about[] =
 static const topk_variant *const all[N_VARIANTS] = {&unfused_topk_variant, &fused_topk_variant, &fast_row_topk_variant,
                                                     &fast_split_topk_variant, &fast_topk_variant};
 
-typedef struct {
-    cli_options opts;
-    gpu_info gpu;
-    bench_settings bench;
-    bool chosen[N_VARIANTS];
-} topk_stage;
-
-/* The variants of `list` that --variant chose, in list order. */
-static int pick(const topk_stage *st, const topk_variant *const *list, int n, const topk_variant **picked)
-{
-    int count = 0;
-    for (int i = 0; i < n; i++)
-        for (int v = 0; v < N_VARIANTS; v++)
-            if (list[i] == all[v] && st->chosen[v])
-                picked[count++] = list[i];
-    return count;
-}
-
-static int experiment(const topk_stage *st, topk_case *c, const topk_variant *const *list, int n, int k,
+/* The chosen variants of `list`, each verified and timed on the case with top-k where it can run. */
+static int experiment(const stage_context *st, topk_case *c, const topk_variant *const *list, int n, int k,
                       const char *name)
 {
     const topk_variant *picked[N_VARIANTS];
-    const int count = pick(st, list, n, picked);
+    int count = 0;
+    for (int i = 0; i < n; i++)
+        if (stage_chosen(st, list[i]->name))
+            picked[count++] = list[i];
     return topk_bench_all(&st->bench, c, picked, count, k, name);
 }
 
-static void title(const topk_stage *st, const char *what)
+static void title(const stage_context *st, const char *what)
 {
     printf("%s\n(%s, L2 flushed before each; GB/s: the logits' bytes, read once; speedup over the first "
            "row)\n",
@@ -56,7 +41,7 @@ static void title(const topk_stage *st, const char *what)
     topk_timing_header(st->bench.relative);
 }
 
-static int default_run(const topk_stage *st)
+static int default_run(const stage_context *st)
 {
     const input_spec input = st->opts.input;
     const uint64_t seed = st->opts.seed + 1000;
@@ -101,17 +86,16 @@ static int default_run(const topk_stage *st)
 }
 
 /* --rows/--cols or --input: one case, every chosen variant, and --output from fast (or --variant). */
-static int custom_run(const topk_stage *st, topk_case *c, const npy_logits *file)
+static int custom_run(const stage_context *st, topk_case *c, int k, const npy_logits *file)
 {
-    const int k = st->opts.k ? st->opts.k : 10;
     title(st, file ? "Your logits." : "Random logits.");
     int failed = experiment(st, c, all, N_VARIANTS, k, file ? "input" : "custom");
     if (!st->opts.output_prefix)
         return failed;
 
-    const topk_variant *writer = st->opts.variant ? NULL : &fast_topk_variant;
-    for (int v = 0; v < N_VARIANTS && !writer; v++)
-        if (st->chosen[v])
+    const topk_variant *writer = &fast_topk_variant;
+    for (int v = 0; v < N_VARIANTS && st->opts.variant; v++)
+        if (stage_chosen(st, all[v]->name))
             writer = all[v];
     if (!topk_supports(writer, c, k))
         die(EXIT_USAGE, "--output: %s does not handle this K or dtype", writer->name);
@@ -141,21 +125,14 @@ static int custom_run(const topk_stage *st, topk_case *c, const npy_logits *file
 
 int main(int argc, char **argv)
 {
-    topk_stage st;
-    cli_parse_or_exit(argc, argv, &st.opts, about);
+    const char *names[N_VARIANTS];
+    for (int v = 0; v < N_VARIANTS; v++)
+        names[v] = all[v]->name;
+    stage_context st;
+    stage_parse(&st, argc, argv, about, names, N_VARIANTS, STAGE_TOPK);
     const cli_options *o = &st.opts;
-    if (o->n_sizes)
-        die(EXIT_USAGE, "--n/--sizes: this stage works on rows of logits; use --rows (B x T) and --cols (V), or --input");
     if (o->range_given && o->input_path)
         die(EXIT_USAGE, "--range: the logits come from --input");
-
-    const char *names[N_VARIANTS];
-    for (int v = 0; v < N_VARIANTS; v++) {
-        names[v] = all[v]->name;
-        st.chosen[v] = !o->variant;
-    }
-    if (o->variant)
-        st.chosen[variant_index(o->variant, names, N_VARIANTS)] = true;
 
     /* Everything the user can get wrong is refused before the GPU is touched. */
     npy_logits file;
@@ -166,7 +143,9 @@ int main(int argc, char **argv)
         if (o->dtype_given && o->dtype != file.dtype)
             die(EXIT_USAGE, "--dtype %s: the file's logits are %s", dtype_name(o->dtype), dtype_name(file.dtype));
     }
-    const size_t cols = o->input_path ? file.cols : o->cols;
+    const size_t rows = o->input_path ? file.rows : o->rows, cols = o->input_path ? file.cols : o->cols;
+    const logit_dtype dtype = o->input_path ? file.dtype : o->dtype;
+    const int k = o->k ? o->k : 10;
     if (o->k && cols && (size_t)o->k > cols)
         die(EXIT_USAGE, "--k %d: a row has only %zu logits (V)", o->k, cols);
     if (!o->k && cols && cols < 10)
@@ -176,25 +155,18 @@ int main(int argc, char **argv)
     if (!cols && (o->k || o->dtype_given))
         die(EXIT_USAGE, "--k and --dtype go with --rows/--cols (the default run sets its own)");
 
-    FILE *csv;
-    st.bench.ceiling_gbps = stage_open_device(o, &st.gpu, true, argc, argv, TOPK_CSV_COLUMNS, &csv);
-    st.bench.csv = csv;
-    st.bench.warmup = o->warmup;
-    st.bench.iters = o->iters;
-    st.bench.relative = RELATIVE_SPEEDUP;
+    stage_open(&st, argc, argv, RELATIVE_SPEEDUP);
 
     int failed;
     if (cols) {
-        const int k = o->k ? o->k : 10;
         topk_case c = o->input_path ? topk_case_from_npy(&file, k)
-                                    : topk_case_create(o->rows, o->cols, o->dtype, o->input, o->seed, k);
-        failed = custom_run(&st, &c, o->input_path ? &file : NULL);
+                                    : topk_case_create(rows, cols, dtype, o->input, o->seed, k);
+        failed = custom_run(&st, &c, k, o->input_path ? &file : NULL);
         topk_case_destroy(&c);
         if (o->input_path)
             npy_logits_free(&file);
     } else {
         failed = default_run(&st);
     }
-    stage_finish(st.bench.csv, o->csv_path, failed);
-    return 0;
+    return stage_end(&st, failed);
 }

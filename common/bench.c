@@ -1,7 +1,6 @@
 #include "bench.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 #include "check.h"
 #include "gpu.h"
@@ -196,30 +195,4 @@ int bench_timing(const bench_settings *s, const char *experiment,
         case_destroy(&c);
     }
     return failed;
-}
-
-int variant_index(const char *name, const char *const *names, int n)
-{
-    for (int v = 0; v < n; v++)
-        if (strcmp(name, names[v]) == 0)
-            return v;
-    char list[256] = "";
-    for (int v = 0; v < n; v++)
-        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", v ? ", " : "", names[v]);
-    die(EXIT_USAGE, "unknown variant '%s' (this stage has: %s)", name, list);
-}
-
-int select_variants(const char *name, const softmax_variant *const *all, int n_all,
-                    const softmax_variant **chosen)
-{
-    if (!name) {
-        for (int v = 0; v < n_all; v++)
-            chosen[v] = all[v];
-        return n_all;
-    }
-    const char *names[STAGE_MAX_VARIANTS];
-    for (int v = 0; v < n_all; v++)
-        names[v] = all[v]->name;
-    chosen[0] = all[variant_index(name, names, n_all)];
-    return 1;
 }

@@ -13,7 +13,6 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "cli.h"
 #include "gpu.h"
 #include "inputs.h"
 #include "report.h"
@@ -128,16 +127,6 @@ void bench_accuracy(const bench_settings *s, const char *experiment,
 int bench_timing(const bench_settings *s, const char *experiment,
                  const softmax_variant *const *variants, int n_variants, const softmax_shape *shapes,
                  int n_shapes, input_spec input, uint64_t seed);
-
-/* The position of `name` in names[0..n-1]; an unknown name is one line listing the names, and
- * exit 2. */
-int variant_index(const char *name, const char *const *names, int n);
-
-/* --variant: the variant of that name from a stage's list, or the whole list when name is NULL.
- * An unknown name is one line naming the stage's variants, and exit 2. Returns how many were
- * chosen (written to chosen[], which has room for n_all). */
-int select_variants(const char *name, const softmax_variant *const *all, int n_all,
-                    const softmax_variant **chosen);
 
 #ifdef __cplusplus
 }
