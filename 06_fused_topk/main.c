@@ -21,6 +21,25 @@ static const char about[] =
 static const topk_variant *const all[N_VARIANTS] = {&unfused_topk_variant, &fused_topk_variant, &fast_row_topk_variant,
                                                     &fast_split_topk_variant, &fast_topk_variant};
 
+/* What runs_here() asks of the GPU: only fast_split has one. */
+static const char runs_here_needs[] = "needs thread block clusters (compute capability 9.0, and a build for sm_90)";
+
+/* The variant --variant named, or NULL when it was not given. */
+static const topk_variant *named_variant(const stage_context *st)
+{
+    for (int v = 0; st->opts.variant && v < N_VARIANTS; v++)
+        if (stage_chosen(st, all[v]->name))
+            return all[v];
+    return NULL;
+}
+
+/* The variant whose answer --output writes: the one --variant named, or fast. */
+static const topk_variant *output_writer(const stage_context *st)
+{
+    const topk_variant *named = named_variant(st);
+    return named ? named : &fast_topk_variant;
+}
+
 /* The chosen variants of `list`, each verified and timed on the case with top-k where it can run. */
 static int experiment(const stage_context *st, topk_case *c, const topk_variant *const *list, int n, int k,
                       const char *name)
@@ -85,20 +104,55 @@ static int default_run(const stage_context *st)
     return failed;
 }
 
-/* --rows/--cols or --input: one case, every chosen variant, and --output from fast (or --variant). */
+/* Refuses, before the GPU is opened, top-k of rows x cols logits of dtype where the variant named by
+ * --variant or the one --output writes cannot take it by its stated limits, or K is above every
+ * variant's. */
+static void refuse_past_limits(const stage_context *st, size_t rows, size_t cols, logit_dtype dtype, int k)
+{
+    const topk_variant *named = named_variant(st);
+    char why[128];
+    if (named && topk_refusal(named, rows, cols, k, dtype, why, sizeof why))
+        die(EXIT_USAGE, "--variant %s %s", named->name, why);
+    const topk_variant *widest = all[0];
+    for (int v = 1; v < N_VARIANTS; v++)
+        if (all[v]->max_k > widest->max_k)
+            widest = all[v];
+    if (k > widest->max_k)
+        die(EXIT_USAGE, "--k %d is above every variant's limit (the largest is %s's: K up to %d)", k, widest->name,
+            widest->max_k);
+    const topk_variant *writer = output_writer(st);
+    if (st->opts.output_prefix && topk_refusal(writer, rows, cols, k, dtype, why, sizeof why))
+        die(EXIT_USAGE, "--output: %s %s", writer->name, why);
+}
+
+/* One line naming the variants that cannot take the case on this GPU, and why; nothing when all can. */
+static void say_left_out(const topk_case *c, int k)
+{
+    char line[1024] = "", why[128];
+    for (int v = 0; v < N_VARIANTS; v++) {
+        const char *reason = topk_refusal(all[v], c->rows, c->cols, k, c->dtype, why, sizeof why);
+        if (!reason && all[v]->runs_here && !all[v]->runs_here())
+            reason = runs_here_needs;
+        if (reason)
+            snprintf(line + strlen(line), sizeof line - strlen(line), "%s%s left out: it %s", *line ? "; " : "",
+                     all[v]->name, reason);
+    }
+    if (*line)
+        printf("%s.\n", line);
+}
+
+/* --rows/--cols or --input: one case, every chosen variant that can take it, and --output from fast
+ * (or --variant's). */
 static int custom_run(const stage_context *st, topk_case *c, int k, const npy_logits *file)
 {
+    if (!st->opts.variant)
+        say_left_out(c, k);
     title(st, file ? "Your logits." : "Random logits.");
     int failed = experiment(st, c, all, N_VARIANTS, k, file ? "input" : "custom");
     if (!st->opts.output_prefix)
         return failed;
 
-    const topk_variant *writer = &fast_topk_variant;
-    for (int v = 0; v < N_VARIANTS && st->opts.variant; v++)
-        if (stage_chosen(st, all[v]->name))
-            writer = all[v];
-    if (!topk_supports(writer, c, k))
-        die(EXIT_USAGE, "--output: %s does not handle this K or dtype", writer->name);
+    const topk_variant *writer = output_writer(st);
     void *workspace = topk_workspace_alloc(writer, c, k);
     int launches;
     const topk_check check = topk_case_check(c, writer, k, workspace, &launches);
@@ -154,8 +208,13 @@ int main(int argc, char **argv)
         die(EXIT_USAGE, "--output needs --input or --rows/--cols");
     if (!cols && (o->k || o->dtype_given))
         die(EXIT_USAGE, "--k and --dtype go with --rows/--cols (the default run sets its own)");
+    if (cols)
+        refuse_past_limits(&st, rows, cols, dtype, k);
 
     stage_open(&st, argc, argv, RELATIVE_SPEEDUP);
+    const topk_variant *named = named_variant(&st);
+    if (named && named->runs_here && !named->runs_here())
+        die(EXIT_USAGE, "--variant %s cannot run here: it %s", named->name, runs_here_needs);
 
     int failed;
     if (cols) {

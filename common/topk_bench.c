@@ -65,10 +65,24 @@ void topk_case_destroy(topk_case *c)
     free(c->prob_host);
 }
 
+const char *topk_refusal(const topk_variant *v, size_t rows, size_t cols, int k, logit_dtype dtype, char *buf,
+                         size_t len)
+{
+    if (k > v->max_k)
+        snprintf(buf, len, "handles K up to %d, not %d", v->max_k, k);
+    else if (dtype != DTYPE_F32 && !v->sixteen_bit)
+        snprintf(buf, len, "takes float32 logits only, not %s", dtype_name(dtype));
+    else if (v->fits && !v->fits(rows, cols))
+        snprintf(buf, len, "cannot take %zu x %zu logits", rows, cols);
+    else
+        return NULL;
+    return buf;
+}
+
 bool topk_supports(const topk_variant *v, const topk_case *c, int k)
 {
-    return k <= v->max_k && (c->dtype == DTYPE_F32 || v->sixteen_bit) && (!v->fits || v->fits(c->rows, c->cols)) &&
-           (!v->runs_here || v->runs_here());
+    char why[128];
+    return !topk_refusal(v, c->rows, c->cols, k, c->dtype, why, sizeof why) && (!v->runs_here || v->runs_here());
 }
 
 void *topk_workspace_alloc(const topk_variant *v, const topk_case *c, int k)

@@ -79,7 +79,12 @@ void topk_case_destroy(topk_case *c);
 
 void *topk_workspace_alloc(const topk_variant *v, const topk_case *c, int k);
 
-/* Whether `v` handles k and the case's shape and dtype (its limits above), on this GPU. */
+/* Why `v` cannot take top-k of rows x cols logits of dtype by its stated limits, decided on the
+ * host alone: a phrase for "<variant> ..." such as "handles K up to 32, not 50", written to buf, or
+ * NULL when it can. */
+const char *topk_refusal(const topk_variant *v, size_t rows, size_t cols, int k, logit_dtype dtype, char *buf,
+                         size_t len);
+/* Whether `v` handles k and the case's shape and dtype (topk_refusal), on this GPU (runs_here). */
 bool topk_supports(const topk_variant *v, const topk_case *c, int k);
 
 /* Poisons the outputs, runs `v` once with top-k, copies the answer to idx_host/prob_host and
