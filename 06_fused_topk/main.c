@@ -1,6 +1,7 @@
 /* Stage 06's program: top-K of a softmax over rows of logits, unfused against fused against fast,
- * on seed 000's workload, a sweep of K, 16-bit logits and a batch of one; or on your own logits
- * (--input) with the answer written as .npy (--output). */
+ * on the logits a language model emits for a batch of 64 sequences of 128 tokens (a row of 50257
+ * per token, GPT-2's vocabulary), a sweep of K, 16-bit logits and a batch of one; or on your own
+ * logits (--input) with the answer written as .npy (--output). */
 #include <stdio.h>
 #include <string.h>
 
@@ -74,7 +75,7 @@ static int default_run(const stage_context *st)
 
     /* One case, its reference 1024 deep, serves the workload and the whole K sweep. */
     topk_case c = topk_case_create(8192, 50257, DTYPE_F32, input, seed, 1024);
-    title(st, "Seed 000's workload: B=64, T=128, V=50257 float32 logits.");
+    title(st, "The workload of claims C7–C10: B=64, T=128, V=50257 float32 logits (GPT-2's vocabulary).");
     failed += experiment(st, &c, headline, 3, 10, "workload");
     failed += experiment(st, &c, headline, 3, 50, "workload");
     printf("\n");
