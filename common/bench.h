@@ -3,9 +3,7 @@
  * A softmax here works on a rows x cols matrix, one softmax per row; a 1-D softmax over n
  * elements is the shape 1 x n. A case is one fresh input of a shape on the host and the GPU, with
  * its fp64 reference. For each variant the output is poisoned, the variant runs once, its output is
- * checked element by element against the reference, and only then (if asked) is it timed.
- * bench_settings and bench_time() serve stage 06's top-K as well (topk_bench.h): every timed row
- * is timed, and compared with the ceiling and its baseline, by the same code. */
+ * checked element by element against the reference, and only then (if asked) is it timed. */
 #ifndef COMMON_BENCH_H
 #define COMMON_BENCH_H
 
