@@ -22,12 +22,11 @@ int main(int argc, char **argv)
                                         {DIST_UNIFORM, 500.0, 1000.0},
                                         {DIST_UNIFORM, -1000.0, 1000.0}};
     stage_context st;
-    stage_start(&st, argc, argv, about, variants, 2, false, RELATIVE_OVERHEAD);
+    stage_start(&st, argc, argv, about, variants, 2, STAGE_SOFTMAX_1D, RELATIVE_OVERHEAD);
 
     if (stage_default_run(&st)) {
         printf("Stability: n = 1000, uniform inputs.\n");
-        bench_accuracy(&st.bench, "stability", st.variants, st.n_variants, (softmax_shape){1, 1000}, ranges, 3,
-                       st.opts.seed);
+        stage_accuracy(&st, "stability", variants, 2, (softmax_shape){1, 1000}, ranges, 3, st.opts.seed);
         printf("Subtracting the max keeps every exp() in (0, 1]: no input range can overflow it.\n\n");
     }
     const int failed = stage_timing_1d(&st, variants, 2, sizes, 6);

@@ -23,12 +23,11 @@ int main(int argc, char **argv)
                                         {DIST_UNIFORM, -1000.0, 1000.0},
                                         {DIST_OUTLIERS, 0.0, 10.0}};
     stage_context st;
-    stage_start(&st, argc, argv, about, variants, 3, false, RELATIVE_SPEEDUP);
+    stage_start(&st, argc, argv, about, variants, 3, STAGE_SOFTMAX_1D, RELATIVE_SPEEDUP);
 
     if (stage_default_run(&st)) {
         printf("Correctness: n = 100K (391 blocks of statistics to merge).\n");
-        bench_accuracy(&st.bench, "stability", st.variants, st.n_variants, (softmax_shape){1, 100000}, ranges, 4,
-                       st.opts.seed);
+        stage_accuracy(&st, "stability", variants, 3, (softmax_shape){1, 100000}, ranges, 4, st.opts.seed);
         printf("\n");
     }
     const int failed = stage_timing_1d(&st, variants, 3, sizes, 4);

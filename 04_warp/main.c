@@ -30,13 +30,11 @@ int main(int argc, char **argv)
                                         {DIST_UNIFORM, -1000.0, 1000.0},
                                         {DIST_OUTLIERS, 0.0, 10.0}};
     stage_context st;
-    stage_start(&st, argc, argv, about, all, 5, true, RELATIVE_SPEEDUP);
+    stage_start(&st, argc, argv, about, all, 5, STAGE_SOFTMAX_ROWS, RELATIVE_SPEEDUP);
 
     if (stage_default_run(&st)) {
-        const softmax_variant *picked[5];
-        const int n_rows = stage_pick(&st, row_variants, 3, picked);
         printf("Correctness of the row mappings: 1000 rows of 1025 (rows not 16-byte aligned).\n");
-        bench_accuracy(&st.bench, "rows_correctness", picked, n_rows, (softmax_shape){1000, 1025}, ranges, 4,
+        stage_accuracy(&st, "rows_correctness", row_variants, 3, (softmax_shape){1000, 1025}, ranges, 4,
                        st.opts.seed);
         printf("\n");
     }

@@ -42,15 +42,13 @@ int main(int argc, char **argv)
                                         {DIST_OUTLIERS, 0.0, 10.0}};
     const int n_one_d = 4 + WITH_CUDNN, n_rows = 2 + WITH_CUDNN;
     stage_context st;
-    stage_start(&st, argc, argv, about, all, 6 + WITH_CUDNN, true, RELATIVE_SPEEDUP);
+    stage_start(&st, argc, argv, about, all, 6 + WITH_CUDNN, STAGE_SOFTMAX_ROWS, RELATIVE_SPEEDUP);
     if (!WITH_CUDNN)
         printf("cuDNN was not found at build time (make CUDNN_HOME=...): its rows are left out.\n\n");
 
     if (stage_default_run(&st)) {
-        const softmax_variant *picked[STAGE_MAX_VARIANTS];
-        const int n_picked = stage_pick(&st, row_variants, n_rows, picked);
         printf("Correctness of the row variants: 7 rows of 50257 (rows not 16-byte aligned).\n");
-        bench_accuracy(&st.bench, "rows_correctness", picked, n_picked, (softmax_shape){7, 50257}, ranges, 4,
+        stage_accuracy(&st, "rows_correctness", row_variants, n_rows, (softmax_shape){7, 50257}, ranges, 4,
                        st.opts.seed);
         printf("\n");
     }

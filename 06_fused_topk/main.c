@@ -1,12 +1,12 @@
 /* Stage 06's program: top-K of a softmax over rows of logits, unfused against fused against fast,
- * on seed 000's workload, a sweep of K, 16-bit logits and a batch of one; or on your own logits
- * (--input) with the answer written as .npy (--output). */
+ * on the logits a language model emits for a batch of 64 sequences of 128 tokens (a row of 50257
+ * per token, GPT-2's vocabulary), a sweep of K, 16-bit logits and a batch of one; or on your own
+ * logits (--input) with the answer written as .npy (--output). */
 #include <stdio.h>
 #include <string.h>
 
 #include "../common/check.h"
 #include "../common/stage.h"
-#include "../common/topk_bench.h"
 #include "fused_topk.h"
 
 static const char about[] =
@@ -22,41 +22,46 @@ static const char about[] =
 static const topk_variant *const all[N_VARIANTS] = {&unfused_topk_variant, &fused_topk_variant, &fast_row_topk_variant,
                                                     &fast_split_topk_variant, &fast_topk_variant};
 
-typedef struct {
-    cli_options opts;
-    gpu_info gpu;
-    topk_settings bench;
-    bool chosen[N_VARIANTS];
-} topk_stage;
+/* What runs_here() asks of the GPU: only fast_split has one. */
+static const char runs_here_needs[] = "needs thread block clusters (compute capability 9.0, and a build for sm_90)";
 
-/* The variants of `list` that --variant chose, in list order. */
-static int pick(const topk_stage *st, const topk_variant *const *list, int n, const topk_variant **picked)
+/* The variant --variant named, or NULL when it was not given. */
+static const topk_variant *named_variant(const stage_context *st)
 {
-    int count = 0;
-    for (int i = 0; i < n; i++)
-        for (int v = 0; v < N_VARIANTS; v++)
-            if (list[i] == all[v] && st->chosen[v])
-                picked[count++] = list[i];
-    return count;
+    for (int v = 0; st->opts.variant && v < N_VARIANTS; v++)
+        if (stage_chosen(st, all[v]->name))
+            return all[v];
+    return NULL;
 }
 
-static int experiment(const topk_stage *st, topk_case *c, const topk_variant *const *list, int n, int k,
+/* The variant whose answer --output writes: the one --variant named, or fast. */
+static const topk_variant *output_writer(const stage_context *st)
+{
+    const topk_variant *named = named_variant(st);
+    return named ? named : &fast_topk_variant;
+}
+
+/* The chosen variants of `list`, each verified and timed on the case with top-k where it can run. */
+static int experiment(const stage_context *st, topk_case *c, const topk_variant *const *list, int n, int k,
                       const char *name)
 {
     const topk_variant *picked[N_VARIANTS];
-    const int count = pick(st, list, n, picked);
+    int count = 0;
+    for (int i = 0; i < n; i++)
+        if (stage_chosen(st, list[i]->name))
+            picked[count++] = list[i];
     return topk_bench_all(&st->bench, c, picked, count, k, name);
 }
 
-static void title(const topk_stage *st, const char *what)
+static void title(const stage_context *st, const char *what)
 {
     printf("%s\n(%s, L2 flushed before each; GB/s: the logits' bytes, read once; speedup over the first "
            "row)\n",
            what, gpu_timing_method(st->opts.warmup, st->opts.iters));
-    topk_table_header(true);
+    topk_timing_header(st->bench.relative);
 }
 
-static int default_run(const topk_stage *st)
+static int default_run(const stage_context *st)
 {
     const input_spec input = st->opts.input;
     const uint64_t seed = st->opts.seed + 1000;
@@ -70,7 +75,7 @@ static int default_run(const topk_stage *st)
 
     /* One case, its reference 1024 deep, serves the workload and the whole K sweep. */
     topk_case c = topk_case_create(8192, 50257, DTYPE_F32, input, seed, 1024);
-    title(st, "Seed 000's workload: B=64, T=128, V=50257 float32 logits.");
+    title(st, "The workload of claims C7–C10: B=64, T=128, V=50257 float32 logits (GPT-2's vocabulary).");
     failed += experiment(st, &c, headline, 3, 10, "workload");
     failed += experiment(st, &c, headline, 3, 50, "workload");
     printf("\n");
@@ -100,21 +105,55 @@ static int default_run(const topk_stage *st)
     return failed;
 }
 
-/* --rows/--cols or --input: one case, every chosen variant, and --output from fast (or --variant). */
-static int custom_run(const topk_stage *st, topk_case *c, const npy_logits *file)
+/* Refuses, before the GPU is opened, top-k of rows x cols logits of dtype where the variant named by
+ * --variant or the one --output writes cannot take it by its stated limits, or K is above every
+ * variant's. */
+static void refuse_past_limits(const stage_context *st, size_t rows, size_t cols, logit_dtype dtype, int k)
 {
-    const int k = st->opts.k ? st->opts.k : 10;
+    const topk_variant *named = named_variant(st);
+    char why[128];
+    if (named && topk_refusal(named, rows, cols, k, dtype, why, sizeof why))
+        die(EXIT_USAGE, "--variant %s %s", named->name, why);
+    const topk_variant *widest = all[0];
+    for (int v = 1; v < N_VARIANTS; v++)
+        if (all[v]->max_k > widest->max_k)
+            widest = all[v];
+    if (k > widest->max_k)
+        die(EXIT_USAGE, "--k %d is above every variant's limit (the largest is %s's: K up to %d)", k, widest->name,
+            widest->max_k);
+    const topk_variant *writer = output_writer(st);
+    if (st->opts.output_prefix && topk_refusal(writer, rows, cols, k, dtype, why, sizeof why))
+        die(EXIT_USAGE, "--output: %s %s", writer->name, why);
+}
+
+/* One line naming the variants that cannot take the case on this GPU, and why; nothing when all can. */
+static void say_left_out(const topk_case *c, int k)
+{
+    char line[1024] = "", why[128];
+    for (int v = 0; v < N_VARIANTS; v++) {
+        const char *reason = topk_refusal(all[v], c->rows, c->cols, k, c->dtype, why, sizeof why);
+        if (!reason && all[v]->runs_here && !all[v]->runs_here())
+            reason = runs_here_needs;
+        if (reason)
+            snprintf(line + strlen(line), sizeof line - strlen(line), "%s%s left out: it %s", *line ? "; " : "",
+                     all[v]->name, reason);
+    }
+    if (*line)
+        printf("%s.\n", line);
+}
+
+/* --rows/--cols or --input: one case, every chosen variant that can take it, and --output from fast
+ * (or --variant's). */
+static int custom_run(const stage_context *st, topk_case *c, int k, const npy_logits *file)
+{
+    if (!st->opts.variant)
+        say_left_out(c, k);
     title(st, file ? "Your logits." : "Random logits.");
     int failed = experiment(st, c, all, N_VARIANTS, k, file ? "input" : "custom");
     if (!st->opts.output_prefix)
         return failed;
 
-    const topk_variant *writer = st->opts.variant ? NULL : &fast_topk_variant;
-    for (int v = 0; v < N_VARIANTS && !writer; v++)
-        if (st->chosen[v])
-            writer = all[v];
-    if (!topk_supports(writer, c, k))
-        die(EXIT_USAGE, "--output: %s does not handle this K or dtype", writer->name);
+    const topk_variant *writer = output_writer(st);
     void *workspace = topk_workspace_alloc(writer, c, k);
     int launches;
     const topk_check check = topk_case_check(c, writer, k, workspace, &launches);
@@ -141,21 +180,14 @@ static int custom_run(const topk_stage *st, topk_case *c, const npy_logits *file
 
 int main(int argc, char **argv)
 {
-    topk_stage st;
-    cli_parse_or_exit(argc, argv, &st.opts, about);
+    const char *names[N_VARIANTS];
+    for (int v = 0; v < N_VARIANTS; v++)
+        names[v] = all[v]->name;
+    stage_context st;
+    stage_parse(&st, argc, argv, about, names, N_VARIANTS, STAGE_TOPK);
     const cli_options *o = &st.opts;
-    if (o->n_sizes)
-        die(EXIT_USAGE, "--n/--sizes: this stage works on rows of logits; use --rows (B x T) and --cols (V), or --input");
     if (o->range_given && o->input_path)
         die(EXIT_USAGE, "--range: the logits come from --input");
-
-    const char *names[N_VARIANTS];
-    for (int v = 0; v < N_VARIANTS; v++) {
-        names[v] = all[v]->name;
-        st.chosen[v] = !o->variant;
-    }
-    if (o->variant)
-        st.chosen[variant_index(o->variant, names, N_VARIANTS)] = true;
 
     /* Everything the user can get wrong is refused before the GPU is touched. */
     npy_logits file;
@@ -166,7 +198,9 @@ int main(int argc, char **argv)
         if (o->dtype_given && o->dtype != file.dtype)
             die(EXIT_USAGE, "--dtype %s: the file's logits are %s", dtype_name(o->dtype), dtype_name(file.dtype));
     }
-    const size_t cols = o->input_path ? file.cols : o->cols;
+    const size_t rows = o->input_path ? file.rows : o->rows, cols = o->input_path ? file.cols : o->cols;
+    const logit_dtype dtype = o->input_path ? file.dtype : o->dtype;
+    const int k = o->k ? o->k : 10;
     if (o->k && cols && (size_t)o->k > cols)
         die(EXIT_USAGE, "--k %d: a row has only %zu logits (V)", o->k, cols);
     if (!o->k && cols && cols < 10)
@@ -175,25 +209,24 @@ int main(int argc, char **argv)
         die(EXIT_USAGE, "--output needs --input or --rows/--cols");
     if (!cols && (o->k || o->dtype_given))
         die(EXIT_USAGE, "--k and --dtype go with --rows/--cols (the default run sets its own)");
+    if (cols)
+        refuse_past_limits(&st, rows, cols, dtype, k);
 
-    FILE *csv;
-    st.bench.ceiling_gbps = stage_open_device(o, &st.gpu, true, argc, argv, TOPK_CSV_COLUMNS, &csv);
-    st.bench.csv = csv;
-    st.bench.warmup = o->warmup;
-    st.bench.iters = o->iters;
+    stage_open(&st, argc, argv, RELATIVE_SPEEDUP);
+    const topk_variant *named = named_variant(&st);
+    if (named && named->runs_here && !named->runs_here())
+        die(EXIT_USAGE, "--variant %s cannot run here: it %s", named->name, runs_here_needs);
 
     int failed;
     if (cols) {
-        const int k = o->k ? o->k : 10;
         topk_case c = o->input_path ? topk_case_from_npy(&file, k)
-                                    : topk_case_create(o->rows, o->cols, o->dtype, o->input, o->seed, k);
-        failed = custom_run(&st, &c, o->input_path ? &file : NULL);
+                                    : topk_case_create(rows, cols, dtype, o->input, o->seed, k);
+        failed = custom_run(&st, &c, k, o->input_path ? &file : NULL);
         topk_case_destroy(&c);
         if (o->input_path)
             npy_logits_free(&file);
     } else {
         failed = default_run(&st);
     }
-    stage_finish(st.bench.csv, o->csv_path, failed);
-    return 0;
+    return stage_end(&st, failed);
 }

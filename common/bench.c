@@ -1,7 +1,6 @@
 #include "bench.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 #include "check.h"
 #include "gpu.h"
@@ -57,6 +56,73 @@ verify_result case_check(softmax_case *c, const softmax_variant *variant, void *
     return verify_softmax(c->y_host, c->ref, c->rows, c->cols);
 }
 
+void bench_time(const bench_settings *s, gpu_work_fn work, void *ctx, double bytes, measurement *baseline,
+                measurement *m)
+{
+    m->timed = true;
+    m->time = gpu_time(work, ctx, s->warmup, s->iters);
+    m->gbps = bytes / (m->time.median_ms * 1e-3) / 1e9;
+    m->ceiling_gbps = s->ceiling_gbps;
+    m->pct_of_ceiling = 100.0 * m->gbps / s->ceiling_gbps;
+    if (baseline->variant) {
+        m->baseline = baseline->variant;
+        m->baseline_ms = baseline->time.median_ms;
+    } else {
+        *baseline = *m;
+    }
+}
+
+static const char *verdict(bool pass) { return pass ? "PASS" : "FAIL"; }
+
+static void accuracy_header(void)
+{
+    printf("%12s  %-22s %-13s %12s %11s %10s %6s\n", "n", "input", "variant", "sum(out)", "non-finite",
+           "max rel err", "check");
+}
+
+static void accuracy_row(const result_row *row)
+{
+    char n[64], input[64];
+    format_shape(row->rows, row->cols, n, sizeof n);
+    snprintf(input, sizeof input, "%s [%g,%g]", dist_name(row->input.dist), row->input.lo, row->input.hi);
+    printf("%12s  %-22s %-13s %12.6g %11zu %10.2e %6s\n", n, input, row->measured.variant,
+           unsigned_nan(row->check.worst_row_sum), row->check.nonfinite, unsigned_nan(row->check.max_rel_err),
+           verdict(row->check.pass));
+}
+
+static const timing_layout softmax_layout = {.shape_heading = "n", .gbps_width = 8, .pct_heading = "% ceil",
+                                             .relative_width = 9};
+
+void softmax_timing_header(relative_mode relative)
+{
+    char before[32], after[64];
+    snprintf(before, sizeof before, "  %-13s", "variant");
+    snprintf(after, sizeof after, " %7s %8s %10s %6s", "B/elem", "launches", "max rel err", "check");
+    report_timing_header(&softmax_layout, relative, before, after);
+}
+
+void softmax_timing_row(const result_row *row, relative_mode relative)
+{
+    char n[64], before[64], after[64];
+    format_shape(row->rows, row->cols, n, sizeof n);
+    snprintf(before, sizeof before, "  %-13s", row->measured.variant);
+    snprintf(after, sizeof after, " %7.0f %8d %10.2e %6s", row->bytes_per_elem, row->launches,
+             unsigned_nan(row->check.max_rel_err), verdict(row->check.pass));
+    report_timing_row(&softmax_layout, relative, n, before, &row->measured, after);
+}
+
+void softmax_csv_row(FILE *csv, const result_row *row)
+{
+    char before[256], after[128];
+    snprintf(before, sizeof before, "%s,%s,%zu,%zu,%s,%.17g,%.17g,%llu,", row->experiment, row->measured.variant,
+             row->rows, row->cols, dist_name(row->input.dist), row->input.lo, row->input.hi,
+             (unsigned long long)row->seed);
+    snprintf(after, sizeof after, "%g,%d,%.3e,%.3e,%.9g,%zu,%s,", row->bytes_per_elem, row->launches,
+             unsigned_nan(row->check.max_abs_err), unsigned_nan(row->check.max_rel_err),
+             unsigned_nan(row->check.worst_row_sum), row->check.nonfinite, verdict(row->check.pass));
+    report_csv_row(csv, before, &row->measured, after);
+}
+
 typedef struct {
     const softmax_variant *variant;
     softmax_case *c;
@@ -75,35 +141,25 @@ static bool supports(const softmax_variant *v, const softmax_case *c)
 }
 
 result_row bench_variant(const bench_settings *s, softmax_case *c, const softmax_variant *variant,
-                         const char *experiment, bool timed, const result_row *baseline)
+                         const char *experiment, measurement *baseline)
 {
     variant_job job = {.variant = variant, .c = c, .workspace = workspace_alloc(variant, c)};
-
-    result_row row = {.experiment = experiment, .variant = variant->name, .rows = c->rows,
-                      .cols = c->cols, .input = c->input, .seed = c->seed,
-                      .bytes_per_elem = variant->bytes_per_elem};
-
+    result_row row = {.experiment = experiment, .rows = c->rows, .cols = c->cols, .input = c->input,
+                      .seed = c->seed, .bytes_per_elem = variant->bytes_per_elem,
+                      .measured = {.variant = variant->name}};
     row.check = case_check(c, variant, job.workspace, &row.launches);
 
     /* Then benchmark. Any softmax must read x once and write y once: 8 bytes per element. That is
      * the byte count behind GB/s, so every variant is measured against the same ideal, and a
      * copy (which moves exactly those bytes) is the ceiling no variant can honestly beat. */
-    if (timed) {
-        row.timed = true;
-        row.time = gpu_time(run_variant, &job, s->warmup, s->iters);
-        row.gbps = 2.0 * sizeof(float) * (double)c->n / (row.time.median_ms * 1e-3) / 1e9;
-        row.ceiling_gbps = s->ceiling_gbps;
-        row.pct_of_ceiling = 100.0 * row.gbps / s->ceiling_gbps;
-        if (baseline) {
-            row.baseline = baseline->variant;
-            row.baseline_ms = baseline->time.median_ms;
-        }
-        report_timing_row(&row, s->relative);
+    if (baseline) {
+        bench_time(s, run_variant, &job, 2.0 * sizeof(float) * (double)c->n, baseline, &row.measured);
+        softmax_timing_row(&row, s->relative);
     } else {
-        report_accuracy_row(&row);
+        accuracy_row(&row);
     }
     if (s->csv)
-        report_csv_row(s->csv, &row);
+        softmax_csv_row(s->csv, &row);
     CUDA_CHECK(cudaFree(job.workspace));
     return row;
 }
@@ -112,12 +168,12 @@ void bench_accuracy(const bench_settings *s, const char *experiment,
                     const softmax_variant *const *variants, int n_variants, softmax_shape shape,
                     const input_spec *inputs, int n_inputs, uint64_t seed)
 {
-    report_accuracy_header();
+    accuracy_header();
     for (int k = 0; k < n_inputs; k++) {
         softmax_case c = case_create(shape, inputs[k], seed + (uint64_t)k);
         for (int v = 0; v < n_variants; v++)
             if (supports(variants[v], &c))
-                bench_variant(s, &c, variants[v], experiment, false, NULL);
+                bench_variant(s, &c, variants[v], experiment, NULL);
         case_destroy(&c);
     }
 }
@@ -127,49 +183,16 @@ int bench_timing(const bench_settings *s, const char *experiment,
                  int n_shapes, input_spec input, uint64_t seed)
 {
     int failed = 0;
-    report_timing_header(s->relative);
+    softmax_timing_header(s->relative);
     for (int i = 0; i < n_shapes; i++) {
         softmax_case c = case_create(shapes[i], input, seed + (uint64_t)i);
-        result_row baseline;
-        bool have_baseline = false;
-        for (int v = 0; v < n_variants; v++) {
-            if (!supports(variants[v], &c))
-                continue;
-            const result_row row = bench_variant(s, &c, variants[v], experiment, true,
-                                                 have_baseline ? &baseline : NULL);
-            failed += !row.check.pass && !variants[v]->library;
-            if (!have_baseline) {
-                baseline = row;
-                have_baseline = true;
+        measurement baseline = {0}; /* none yet: the first row becomes it */
+        for (int v = 0; v < n_variants; v++)
+            if (supports(variants[v], &c)) {
+                const result_row row = bench_variant(s, &c, variants[v], experiment, &baseline);
+                failed += !row.check.pass && !variants[v]->library;
             }
-        }
         case_destroy(&c);
     }
     return failed;
-}
-
-int variant_index(const char *name, const char *const *names, int n)
-{
-    for (int v = 0; v < n; v++)
-        if (strcmp(name, names[v]) == 0)
-            return v;
-    char list[256] = "";
-    for (int v = 0; v < n; v++)
-        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", v ? ", " : "", names[v]);
-    die(EXIT_USAGE, "unknown variant '%s' (this stage has: %s)", name, list);
-}
-
-int select_variants(const char *name, const softmax_variant *const *all, int n_all,
-                    const softmax_variant **chosen)
-{
-    if (!name) {
-        for (int v = 0; v < n_all; v++)
-            chosen[v] = all[v];
-        return n_all;
-    }
-    const char *names[STAGE_MAX_VARIANTS];
-    for (int v = 0; v < n_all; v++)
-        names[v] = all[v]->name;
-    chosen[0] = all[variant_index(name, names, n_all)];
-    return 1;
 }

@@ -11,8 +11,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "cli.h"
+#include "gpu.h"
+#include "inputs.h"
 #include "report.h"
+#include "verify.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -53,14 +55,45 @@ typedef struct {
     float *x, *y;         /* device copies */
 } softmax_case;
 
-/* Everything a run shares: timing settings, the ceiling rows are compared with, the CSV (or NULL),
- * and how timing rows are compared with the first variant at each shape. */
+/* Everything a run shares, softmax or top-K: timing settings, the ceiling rows are compared with,
+ * the CSV (or NULL), and how timing rows are compared with the first variant timed on the same
+ * input. */
 typedef struct {
     int warmup, iters;
     double ceiling_gbps;
     FILE *csv;
     relative_mode relative;
 } bench_settings;
+
+/* Times `work` as the settings say (gpu_time), counting `bytes` a run for GB/s, into m, whose
+ * variant is set. *baseline is the first row timed on the same input, which m is compared with;
+ * while it has no variant (zeroed, before the first row), m becomes it. */
+void bench_time(const bench_settings *s, gpu_work_fn work, void *ctx, double bytes, measurement *baseline,
+                measurement *m);
+
+/* One softmax row of a table and the CSV. */
+typedef struct {
+    const char *experiment; /* the CSV tag: "overflow", "timing", ... */
+    size_t rows, cols;      /* a 1-D softmax over n elements is 1 x n */
+    input_spec input;
+    uint64_t seed;
+    verify_result check;
+    int launches;           /* kernel launches per softmax */
+    double bytes_per_elem;  /* DRAM bytes per element the variant's algorithm moves */
+    measurement measured;   /* GB/s: 8 bytes per element (x read once, y written once) / time */
+} result_row;
+
+/* Timing rows: size, variant, the timing, bytes/elem, launches, error, and (unless RELATIVE_NONE)
+ * the comparison with the baseline. */
+void softmax_timing_header(relative_mode relative);
+void softmax_timing_row(const result_row *row, relative_mode relative);
+
+/* The columns softmax_csv_row() writes. */
+#define SOFTMAX_CSV_COLUMNS                                                                         \
+    "experiment,variant,rows,cols,dist,lo,hi,seed,median_ms,min_ms,max_ms,gbps,pct_ceiling,"       \
+    "ceiling_gbps,bytes_per_elem,launches,max_abs_err,max_rel_err,row_sum,nonfinite,result,"       \
+    "baseline,baseline_ms"
+void softmax_csv_row(FILE *csv, const result_row *row);
 
 /* Draws x from `input` with `seed` (row by row), computes the reference, uploads x. Dies with one
  * line if the GPU or the host lacks the memory. */
@@ -75,11 +108,11 @@ void *workspace_alloc(const softmax_variant *variant, const softmax_case *c);
  * against the fp64 reference. Sets *launches to the number of kernel launches it made. */
 verify_result case_check(softmax_case *c, const softmax_variant *variant, void *workspace, int *launches);
 
-/* Runs `variant` once on the case and verifies it (case_check); if `timed`, then times it and
- * compares it with `baseline` (a row timed earlier at the same shape, or NULL). Prints the row in
- * the matching table layout, appends it to the CSV, and returns it. */
+/* Runs `variant` once on the case and verifies it (case_check). With a baseline it then times it
+ * (bench_time, which says what *baseline is); with none (NULL) it is a correctness row, not timed.
+ * Prints the row in the matching table layout, appends it to the CSV, and returns it. */
 result_row bench_variant(const bench_settings *s, softmax_case *c, const softmax_variant *variant,
-                         const char *experiment, bool timed, const result_row *baseline);
+                         const char *experiment, measurement *baseline);
 
 /* Correctness table: every variant on every input spec at one shape (input k drawn with seed + k). */
 void bench_accuracy(const bench_settings *s, const char *experiment,
@@ -92,16 +125,6 @@ void bench_accuracy(const bench_settings *s, const char *experiment,
 int bench_timing(const bench_settings *s, const char *experiment,
                  const softmax_variant *const *variants, int n_variants, const softmax_shape *shapes,
                  int n_shapes, input_spec input, uint64_t seed);
-
-/* The position of `name` in names[0..n-1]; an unknown name is one line listing the names, and
- * exit 2. */
-int variant_index(const char *name, const char *const *names, int n);
-
-/* --variant: the variant of that name from a stage's list, or the whole list when name is NULL.
- * An unknown name is one line naming the stage's variants, and exit 2. Returns how many were
- * chosen (written to chosen[], which has room for n_all). */
-int select_variants(const char *name, const softmax_variant *const *all, int n_all,
-                    const softmax_variant **chosen);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -182,8 +183,8 @@ cli_status cli_parse(int argc, char **argv, cli_options *opts, char *err, size_t
             if (cli_parse_count(value, dst))
                 return fail(err, err_len, "%s: expected a positive count like 8192 or 4K, got '%s'", name, value);
         } else if (strcmp(name, "--k") == 0) {
-            if (parse_int(value, 1, CLI_MAX_K, &opts->k))
-                return fail(err, err_len, "--k: expected a whole number from 1 to %d, got '%s'", CLI_MAX_K, value);
+            if (parse_int(value, 1, INT_MAX, &opts->k))
+                return fail(err, err_len, "--k: expected a whole number from 1 to %d, got '%s'", INT_MAX, value);
         } else if (strcmp(name, "--dtype") == 0) {
             if (dtype_from_name(value, &opts->dtype))
                 return fail(err, err_len, "--dtype: expected float32, bf16 or fp16, got '%s'", value);
@@ -232,12 +233,13 @@ void cli_parse_or_exit(int argc, char **argv, cli_options *opts, const char *abo
                "  --seed S         input seed (default 2026)\n"
                "  --csv FILE       also write the rows to FILE as CSV\n"
                "  --variant NAME   run only this variant (the stage's variants are listed above)\n"
-               "  --k K            stage 06: how many of the largest probabilities per row (1 to %d)\n"
+               "  --k K            stage 06: how many of the largest probabilities per row (each variant\n"
+               "                   states the largest K it handles)\n"
                "  --dtype T        stage 06: float32 | bf16 | fp16 logits (default float32)\n"
                "  --input FILE     stage 06: logits from a .npy file, shape [B,T,V] or [R,V]\n"
                "  --output PREFIX  stage 06: write PREFIX_indices.npy and PREFIX_probs.npy\n"
                "  --help           this text\n",
-               about, CLI_MAX_K);
+               about);
         exit(0);
     }
 }

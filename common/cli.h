@@ -34,8 +34,6 @@ typedef struct {
     const char *output_prefix;   /* --output: write PREFIX_indices.npy and PREFIX_probs.npy */
 } cli_options;
 
-#define CLI_MAX_K 1024
-
 typedef enum { CLI_OK, CLI_HELP, CLI_ERROR } cli_status;
 
 void cli_defaults(cli_options *opts);

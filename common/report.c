@@ -31,14 +31,7 @@ void format_shape(size_t rows, size_t cols, char *buf, size_t len)
         snprintf(buf, len, "%sx%s", r, c);
 }
 
-static void format_range(const result_row *row, char *buf, size_t len)
-{
-    snprintf(buf, len, "%s [%g,%g]", dist_name(row->input.dist), row->input.lo, row->input.hi);
-}
-
 double unsigned_nan(double v) { return isnan(v) ? NAN : v; }
-
-static const char *verdict(const result_row *row) { return row->check.pass ? "PASS" : "FAIL"; }
 
 void report_device(const gpu_info *gpu, const char *ceiling_name, double ceiling_gbps)
 {
@@ -51,48 +44,32 @@ void report_device(const gpu_info *gpu, const char *ceiling_name, double ceiling
            ceiling_gbps, 100.0 * ceiling_gbps / gpu->dram_theoretical_gbps);
 }
 
-void report_accuracy_header(void)
+void report_timing_header(const timing_layout *layout, relative_mode relative, const char *before,
+                          const char *after)
 {
-    printf("%12s  %-22s %-13s %12s %11s %10s %6s\n", "n", "input", "variant", "sum(out)",
-           "non-finite", "max rel err", "check");
-}
-
-void report_accuracy_row(const result_row *row)
-{
-    char n[64], input[64];
-    format_shape(row->rows, row->cols, n, sizeof n);
-    format_range(row, input, sizeof input);
-    printf("%12s  %-22s %-13s %12.6g %11zu %10.2e %6s\n", n, input, row->variant,
-           unsigned_nan(row->check.worst_row_sum), row->check.nonfinite,
-           unsigned_nan(row->check.max_rel_err), verdict(row));
-}
-
-void report_timing_header(relative_mode relative)
-{
-    printf("%12s  %-13s %10s %10s %10s %8s %7s %7s %8s %10s %6s", "n", "variant", "median ms",
-           "min ms", "max ms", "GB/s", "% ceil", "B/elem", "launches", "max rel err", "check");
+    printf("%12s%s %10s %10s %10s %*s %7s%s", layout->shape_heading, before, "median ms", "min ms", "max ms",
+           layout->gbps_width, "GB/s", layout->pct_heading, after);
     if (relative != RELATIVE_NONE)
-        printf(" %9s", relative == RELATIVE_OVERHEAD ? "overhead" : "speedup");
+        printf(" %*s", layout->relative_width, relative == RELATIVE_OVERHEAD ? "overhead" : "speedup");
     printf("\n");
 }
 
-void report_timing_row(const result_row *row, relative_mode relative)
+void report_timing_row(const timing_layout *layout, relative_mode relative, const char *shape,
+                       const char *before, const measurement *m, const char *after)
 {
-    char n[64];
-    format_shape(row->rows, row->cols, n, sizeof n);
-    printf("%12s  %-13s %10.4f %10.4f %10.4f %8.0f %6.1f%% %7.0f %8d %10.2e %6s", n, row->variant,
-           row->time.median_ms, row->time.min_ms, row->time.max_ms, row->gbps, row->pct_of_ceiling,
-           row->bytes_per_elem, row->launches, unsigned_nan(row->check.max_rel_err), verdict(row));
-    if (relative != RELATIVE_NONE && !row->baseline)
-        printf(" %9s", "base");
+    printf("%12s%s %10.4f %10.4f %10.4f %*.0f %6.1f%%%s", shape, before, m->time.median_ms, m->time.min_ms,
+           m->time.max_ms, layout->gbps_width, m->gbps, m->pct_of_ceiling, after);
+    /* The number takes all but the last character of the column: '%' or 'x'. */
+    if (relative != RELATIVE_NONE && !m->baseline)
+        printf(" %*s", layout->relative_width, "base");
     else if (relative == RELATIVE_OVERHEAD)
-        printf(" %+8.1f%%", 100.0 * (row->time.median_ms / row->baseline_ms - 1.0));
+        printf(" %+*.1f%%", layout->relative_width - 1, 100.0 * (m->time.median_ms / m->baseline_ms - 1.0));
     else if (relative == RELATIVE_SPEEDUP)
-        printf(" %8.2fx", row->baseline_ms / row->time.median_ms);
+        printf(" %*.2fx", layout->relative_width - 1, m->baseline_ms / m->time.median_ms);
     printf("\n");
-    if (row->pct_of_ceiling > 100.0)
-        fprintf(stderr, "%s: warning: %s at n = %s is above the measured ceiling: the timing or the "
-                        "byte count is wrong\n", program_name(), row->variant, n);
+    if (m->pct_of_ceiling > 100.0)
+        fprintf(stderr, "%s: warning: %s at %s is above the measured ceiling: the timing or the byte count "
+                        "is wrong\n", program_name(), m->variant, shape);
 }
 
 FILE *report_csv_open(const char *path, const gpu_info *gpu, const char *ceiling_name,
@@ -119,23 +96,19 @@ FILE *report_csv_open(const char *path, const gpu_info *gpu, const char *ceiling
     return csv;
 }
 
-void report_csv_row(FILE *csv, const result_row *row)
+void report_csv_row(FILE *csv, const char *before, const measurement *m, const char *after)
 {
-    fprintf(csv, "%s,%s,%zu,%zu,%s,%.17g,%.17g,%llu,", row->experiment, row->variant, row->rows,
-            row->cols, dist_name(row->input.dist), row->input.lo, row->input.hi,
-            (unsigned long long)row->seed);
-    if (row->timed)
-        fprintf(csv, "%.6f,%.6f,%.6f,%.1f,%.2f,%.1f,", row->time.median_ms, row->time.min_ms,
-                row->time.max_ms, row->gbps, row->pct_of_ceiling, row->ceiling_gbps);
+    fputs(before, csv);
+    if (m->timed)
+        fprintf(csv, "%.6f,%.6f,%.6f,%.1f,%.2f,%.1f,", m->time.median_ms, m->time.min_ms, m->time.max_ms, m->gbps,
+                m->pct_of_ceiling, m->ceiling_gbps);
     else
-        fprintf(csv, ",,,,,,");
-    fprintf(csv, "%g,%d,%.3e,%.3e,%.9g,%zu,%s,", row->bytes_per_elem, row->launches,
-            unsigned_nan(row->check.max_abs_err), unsigned_nan(row->check.max_rel_err),
-            unsigned_nan(row->check.worst_row_sum), row->check.nonfinite, verdict(row));
-    if (row->baseline)
-        fprintf(csv, "%s,%.6f\n", row->baseline, row->baseline_ms);
+        fputs(",,,,,,", csv);
+    fputs(after, csv);
+    if (m->baseline)
+        fprintf(csv, "%s,%.6f\n", m->baseline, m->baseline_ms);
     else
-        fprintf(csv, ",\n");
+        fputs(",\n", csv);
 }
 
 void report_csv_close(FILE *csv, const char *path)

@@ -1,44 +1,48 @@
 /* What a run prints: an aligned table on stdout, and optionally the same rows as CSV whose header
- * names the GPU, the CUDA versions and the date, so every number can be traced to its run. */
+ * names the GPU, the CUDA versions and the date, so every number can be traced to its run.
+ *
+ * The timing columns, the comparison with the baseline and their CSV fields are the same in every
+ * table and are written here; each kind of table (softmax in bench.h, top-K in topk_bench.h)
+ * formats its own columns and hands them to report_timing_row() and report_csv_row(). */
 #ifndef COMMON_REPORT_H
 #define COMMON_REPORT_H
 
 #include <stdbool.h>
-#include <stdint.h>
 #include <stdio.h>
 
 #include "gpu.h"
-#include "inputs.h"
-#include "verify.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* How a timing row is compared with the first variant timed at the same size (the baseline). */
+/* How a timing row is compared with the first variant timed on the same input (the baseline). */
 typedef enum {
     RELATIVE_NONE,
     RELATIVE_OVERHEAD, /* extra time over the baseline: +45% means 1.45x its time */
     RELATIVE_SPEEDUP,  /* baseline time / this time: 2.00x means twice as fast    */
 } relative_mode;
 
+/* What every table row has, softmax or top-K: the variant, and when it was timed, how fast it ran
+ * against the ceiling and against the baseline. */
 typedef struct {
-    const char *experiment; /* the CSV tag: "overflow", "timing", ... */
     const char *variant;
-    size_t rows, cols;      /* a 1-D softmax over n elements is 1 x n */
-    input_spec input;
-    uint64_t seed;
-    verify_result check;
-    int launches;           /* kernel launches per softmax */
-    double bytes_per_elem;  /* DRAM bytes per element the variant's algorithm moves */
-    bool timed;             /* the fields below are set only when timed */
+    bool timed;            /* the fields below are set only when timed */
     gpu_timing time;
-    double gbps;            /* effective: 8 bytes per element (x read once, y written once) / time */
-    double pct_of_ceiling;  /* gbps / ceiling_gbps x 100 */
+    double gbps;           /* the bytes any kernel of the kind must move, over the median time */
+    double pct_of_ceiling; /* gbps / ceiling_gbps x 100 */
     double ceiling_gbps;
-    const char *baseline;   /* the variant this row is compared with (NULL: none)   */
-    double baseline_ms;     /* its median at the same size                          */
-} result_row;
+    const char *baseline;  /* the variant this row is compared with (NULL: none) */
+    double baseline_ms;    /* its median on the same input */
+} measurement;
+
+/* How one kind of timing table lays out the columns every timing table has. */
+typedef struct {
+    const char *shape_heading; /* the first column: the shape, as format_shape() writes it */
+    int gbps_width;            /* the GB/s column */
+    const char *pct_heading;   /* the % of the ceiling column: "% ceil", "% read" */
+    int relative_width;        /* the last column: the comparison with the baseline */
+} timing_layout;
 
 /* "1000" -> "1K", 100000000 -> "100M", 4097 -> "4097". */
 void format_count(size_t n, char *buf, size_t len);
@@ -48,29 +52,32 @@ void format_shape(size_t rows, size_t cols, char *buf, size_t len);
 
 void report_device(const gpu_info *gpu, const char *ceiling_name, double ceiling_gbps);
 
-/* Correctness rows: size, input, sum of outputs, non-finite count, error, PASS/FAIL. */
-void report_accuracy_header(void);
-void report_accuracy_row(const result_row *row);
+/* NaN as "nan" whatever its sign bit (x86 makes inf/inf a negative NaN), for printing. */
+double unsigned_nan(double v);
 
-/* Timing rows: size, variant, median/min/max ms, GB/s, % of ceiling, bytes/elem, launches, error,
- * and (unless RELATIVE_NONE) the comparison with the baseline. */
-void report_timing_header(relative_mode relative);
-void report_timing_row(const result_row *row, relative_mode relative);
+/* A timing table's headings: the shape, the kind's own headings `before` the timing, median, min
+ * and max ms, GB/s, % of the ceiling, its own headings `after`, and the comparison with the
+ * baseline (none for RELATIVE_NONE). `before` and `after` are formatted by the kind, each of their
+ * columns opening with a space. */
+void report_timing_header(const timing_layout *layout, relative_mode relative, const char *before,
+                          const char *after);
 
-/* The columns report_csv_row() writes. */
-#define SOFTMAX_CSV_COLUMNS                                                                         \
-    "experiment,variant,rows,cols,dist,lo,hi,seed,median_ms,min_ms,max_ms,gbps,pct_ceiling,"       \
-    "ceiling_gbps,bytes_per_elem,launches,max_abs_err,max_rel_err,row_sum,nonfinite,result,"       \
-    "baseline,baseline_ms"
+/* A timed row in the same layout: `shape`, `before`, the measurement, `after`, and the comparison
+ * ("base" for a row with no baseline). A row above the ceiling also gets a warning on stderr: the
+ * timing or the byte count is wrong. */
+void report_timing_row(const timing_layout *layout, relative_mode relative, const char *shape,
+                       const char *before, const measurement *m, const char *after);
 
 /* Opens FILE for writing and writes the header: '#' lines naming GPU, CUDA runtime and driver,
  * date, ceiling and the command line, then the line of column names. Cannot open: one line, exit 2. */
 FILE *report_csv_open(const char *path, const gpu_info *gpu, const char *ceiling_name,
                       double ceiling_gbps, int argc, char **argv, const char *columns);
 
-/* NaN as "nan" whatever its sign bit (x86 makes inf/inf a negative NaN), for printing. */
-double unsigned_nan(double v);
-void report_csv_row(FILE *csv, const result_row *row);
+/* A CSV line: the kind's own fields `before` and `after` (each field ending in a comma) around
+ * median_ms,min_ms,max_ms,gbps,pct_ceiling,ceiling_gbps (empty when not timed), then baseline and
+ * baseline_ms (empty when none). */
+void report_csv_row(FILE *csv, const char *before, const measurement *m, const char *after);
+
 /* Closes the file; a failed write or close is one line and exit 1. */
 void report_csv_close(FILE *csv, const char *path);
 

@@ -1,24 +1,57 @@
 #include "stage.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "check.h"
+#include "topk_bench.h"
 
 void stage_start(stage_context *st, int argc, char **argv, const char *about,
-                 const softmax_variant *const *variants, int n_variants, bool rows_ok,
+                 const softmax_variant *const *variants, int n_variants, stage_kind kind,
                  relative_mode relative)
 {
-    cli_parse_or_exit(argc, argv, &st->opts, about);
     if (n_variants > STAGE_MAX_VARIANTS)
         die(1, "a stage may have at most %d variants", STAGE_MAX_VARIANTS);
-    if (st->opts.k || st->opts.dtype_given || st->opts.input_path || st->opts.output_prefix)
-        die(EXIT_USAGE, "--k, --dtype, --input and --output belong to stage 06 (top-K); this stage computes a softmax");
-    if (st->opts.rows && !rows_ok)
-        die(EXIT_USAGE, "--rows/--cols: this stage computes one softmax over the whole array; use --n");
-    st->n_variants = select_variants(st->opts.variant, variants, n_variants, st->variants);
+    const char *names[STAGE_MAX_VARIANTS];
+    for (int v = 0; v < n_variants; v++)
+        names[v] = variants[v]->name;
+    stage_parse(st, argc, argv, about, names, n_variants, kind);
+    stage_open(st, argc, argv, relative);
+}
 
-    FILE *csv;
-    const double ceiling = stage_open_device(&st->opts, &st->gpu, false, argc, argv, SOFTMAX_CSV_COLUMNS, &csv);
+void stage_parse(stage_context *st, int argc, char **argv, const char *about, const char *const *names,
+                 int n_names, stage_kind kind)
+{
+    cli_parse_or_exit(argc, argv, &st->opts, about);
+    st->kind = kind;
+    const cli_options *o = &st->opts;
+    if (kind != STAGE_TOPK && (o->k || o->dtype_given || o->input_path || o->output_prefix))
+        die(EXIT_USAGE, "--k, --dtype, --input and --output belong to stage 06 (top-K); this stage computes a softmax");
+    if (kind == STAGE_SOFTMAX_1D && o->rows)
+        die(EXIT_USAGE, "--rows/--cols: this stage computes one softmax over the whole array; use --n");
+    if (kind == STAGE_TOPK && o->n_sizes)
+        die(EXIT_USAGE, "--n/--sizes: this stage works on rows of logits; use --rows (B x T) and --cols (V), or --input");
+    if (!o->variant)
+        return;
+    char list[256] = "";
+    for (int v = 0; v < n_names; v++) {
+        if (strcmp(o->variant, names[v]) == 0)
+            return;
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", v ? ", " : "", names[v]);
+    }
+    die(EXIT_USAGE, "unknown variant '%s' (this stage has: %s)", o->variant, list);
+}
+
+void stage_open(stage_context *st, int argc, char **argv, relative_mode relative)
+{
+    const bool topk = st->kind == STAGE_TOPK;
+    const char *ceiling_name = topk ? "read (16-byte loads)" : "device-to-device copy";
+    gpu_open(&st->gpu);
+    const double ceiling = topk ? gpu_read_ceiling_gbps() : gpu_copy_ceiling_gbps();
+    report_device(&st->gpu, ceiling_name, ceiling);
+    FILE *csv = st->opts.csv_path ? report_csv_open(st->opts.csv_path, &st->gpu, ceiling_name, ceiling, argc, argv,
+                                                    topk ? TOPK_CSV_COLUMNS : SOFTMAX_CSV_COLUMNS)
+                                  : NULL;
     st->bench = (bench_settings){
         .warmup = st->opts.warmup,
         .iters = st->opts.iters,
@@ -28,44 +61,37 @@ void stage_start(stage_context *st, int argc, char **argv, const char *about,
     };
 }
 
-double stage_open_device(const cli_options *opts, gpu_info *gpu, bool read_ceiling, int argc,
-                         char **argv, const char *csv_columns, FILE **csv)
+bool stage_chosen(const stage_context *st, const char *name)
 {
-    const char *ceiling_name = read_ceiling ? "read (16-byte loads)" : "device-to-device copy";
-    gpu_open(gpu);
-    const double ceiling = read_ceiling ? gpu_read_ceiling_gbps() : gpu_copy_ceiling_gbps();
-    report_device(gpu, ceiling_name, ceiling);
-    *csv = opts->csv_path ? report_csv_open(opts->csv_path, gpu, ceiling_name, ceiling, argc, argv, csv_columns)
-                          : NULL;
-    return ceiling;
-}
-
-void stage_finish(FILE *csv, const char *csv_path, int failed)
-{
-    if (csv)
-        report_csv_close(csv, csv_path);
-    if (failed)
-        die(1, "%d timing row(s) failed verification against the fp64 reference", failed);
+    return !st->opts.variant || strcmp(st->opts.variant, name) == 0;
 }
 
 bool stage_default_run(const stage_context *st) { return st->opts.n_sizes == 0 && st->opts.rows == 0; }
 
-int stage_pick(const stage_context *st, const softmax_variant *const *list, int n_list,
-               const softmax_variant **picked)
+/* The variants of `list` that --variant chose, in list order; returns how many. */
+static int pick(const stage_context *st, const softmax_variant *const *list, int n_list,
+                const softmax_variant **picked)
 {
     int n = 0;
     for (int i = 0; i < n_list; i++)
-        for (int v = 0; v < st->n_variants; v++)
-            if (list[i] == st->variants[v])
-                picked[n++] = list[i];
+        if (stage_chosen(st, list[i]->name))
+            picked[n++] = list[i];
     return n;
+}
+
+void stage_accuracy(const stage_context *st, const char *experiment, const softmax_variant *const *list,
+                    int n_list, softmax_shape shape, const input_spec *inputs, int n_inputs, uint64_t seed)
+{
+    const softmax_variant *picked[STAGE_MAX_VARIANTS];
+    const int n_picked = pick(st, list, n_list, picked);
+    bench_accuracy(&st->bench, experiment, picked, n_picked, shape, inputs, n_inputs, seed);
 }
 
 static int timing(const stage_context *st, const char *experiment, const char *what,
                   const softmax_variant *const *list, int n_list, const softmax_shape *shapes, int n_shapes)
 {
     const softmax_variant *picked[STAGE_MAX_VARIANTS];
-    const int n_picked = stage_pick(st, list, n_list, picked);
+    const int n_picked = pick(st, list, n_list, picked);
     if (n_picked == 0)
         return 0;
     const cli_options *o = &st->opts;
@@ -107,6 +133,9 @@ int stage_timing_rows(const stage_context *st, const char *experiment,
 
 int stage_end(stage_context *st, int failed)
 {
-    stage_finish(st->bench.csv, st->opts.csv_path, failed);
+    if (st->bench.csv)
+        report_csv_close(st->bench.csv, st->opts.csv_path);
+    if (failed)
+        die(1, "%d timing row(s) failed verification against the fp64 reference", failed);
     return 0;
 }

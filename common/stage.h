@@ -1,6 +1,8 @@
 /* The frame of every stage's main(): flags, variants, GPU, ceiling, CSV at the start; the timing
  * tables of the shapes asked for; the CSV closed and the exit status at the end. A stage's main()
- * is then its own experiments between stage_start() and stage_end(). */
+ * is then its own experiments between stage_start() and stage_end(). Stage 06 starts in the two
+ * halves of stage_start(), stage_parse() and stage_open(), and between them refuses what its
+ * variants cannot take, before the GPU is opened. */
 #ifndef COMMON_STAGE_H
 #define COMMON_STAGE_H
 
@@ -12,36 +14,47 @@
 extern "C" {
 #endif
 
+/* What a stage computes: the flags it takes, the ceiling its rows are compared with (the copy
+ * ceiling for a softmax, which reads and writes; the read ceiling for top-K, which only reads) and
+ * the columns of its CSV. */
+typedef enum {
+    STAGE_SOFTMAX_1D,   /* one softmax over n elements (--n, --sizes) */
+    STAGE_SOFTMAX_ROWS, /* that, and a softmax per row (--rows/--cols) */
+    STAGE_TOPK,         /* top-K of rows of logits (--rows/--cols or --input; --k, --dtype, --output) */
+} stage_kind;
+
 typedef struct {
     cli_options opts;
+    stage_kind kind;
     gpu_info gpu;
     bench_settings bench;
-    const softmax_variant *variants[STAGE_MAX_VARIANTS]; /* those --variant chose */
-    int n_variants;
 } stage_context;
 
-/* Parses the flags (`about` opens --help), picks the variants, opens the GPU, measures the copy
- * ceiling, prints the device and opens the CSV. A stage without row variants (rows_ok false)
- * refuses --rows. Every failure is one line and a non-zero exit. */
+/* A softmax stage's start: stage_parse() with its variants' names, then stage_open(). */
 void stage_start(stage_context *st, int argc, char **argv, const char *about,
-                 const softmax_variant *const *variants, int n_variants, bool rows_ok,
+                 const softmax_variant *const *variants, int n_variants, stage_kind kind,
                  relative_mode relative);
 
-/* The start every stage shares, softmax or top-K: opens the GPU, measures the ceiling (the copy
- * ceiling, or with `read_ceiling` the read ceiling), prints the device, and opens the CSV of
- * --csv with the given column names (or sets *csv to NULL). Returns the ceiling in GB/s. */
-double stage_open_device(const cli_options *opts, gpu_info *gpu, bool read_ceiling, int argc,
-                         char **argv, const char *csv_columns, FILE **csv);
+/* The first half of the start: parses the flags (`about` opens --help), refusing those that are not
+ * of this kind and a --variant not among names[0..n_names-1]. Each failure is one line and exit 2.
+ * The GPU is not touched, so a stage can refuse more of the command line before stage_open(). */
+void stage_parse(stage_context *st, int argc, char **argv, const char *about, const char *const *names,
+                 int n_names, stage_kind kind);
 
-/* Closes the CSV (if any); if any timed row failed verification, says so in one line and exits 1. */
-void stage_finish(FILE *csv, const char *csv_path, int failed);
+/* The second half: opens the GPU, measures the kind's ceiling, prints the device, and opens the CSV
+ * of --csv with the kind's columns; timing rows are compared with their baseline as `relative`
+ * says. */
+void stage_open(stage_context *st, int argc, char **argv, relative_mode relative);
+
+/* Whether --variant chose the variant of this name: every one when --variant was not given. */
+bool stage_chosen(const stage_context *st, const char *name);
 
 /* True when the user named no sizes and no shape: the stage runs its default experiments. */
 bool stage_default_run(const stage_context *st);
 
-/* The variants of `list` that --variant chose, in list order; returns how many. */
-int stage_pick(const stage_context *st, const softmax_variant *const *list, int n_list,
-               const softmax_variant **picked);
+/* Correctness table of the chosen variants of `list` (bench_accuracy). */
+void stage_accuracy(const stage_context *st, const char *experiment, const softmax_variant *const *list,
+                    int n_list, softmax_shape shape, const input_spec *inputs, int n_inputs, uint64_t seed);
 
 /* One softmax over n elements: times the chosen variants of `list` at the sizes of --n/--sizes, or
  * at default_sizes on a default run; does nothing when --rows/--cols were given. Returns the number

@@ -65,10 +65,24 @@ void topk_case_destroy(topk_case *c)
     free(c->prob_host);
 }
 
+const char *topk_refusal(const topk_variant *v, size_t rows, size_t cols, int k, logit_dtype dtype, char *buf,
+                         size_t len)
+{
+    if (k > v->max_k)
+        snprintf(buf, len, "handles K up to %d, not %d", v->max_k, k);
+    else if (dtype != DTYPE_F32 && !v->sixteen_bit)
+        snprintf(buf, len, "takes float32 logits only, not %s", dtype_name(dtype));
+    else if (v->fits && !v->fits(rows, cols))
+        snprintf(buf, len, "cannot take %zu x %zu logits", rows, cols);
+    else
+        return NULL;
+    return buf;
+}
+
 bool topk_supports(const topk_variant *v, const topk_case *c, int k)
 {
-    return k <= v->max_k && (c->dtype == DTYPE_F32 || v->sixteen_bit) && (!v->fits || v->fits(c->rows, c->cols)) &&
-           (!v->runs_here || v->runs_here());
+    char why[128];
+    return !topk_refusal(v, c->rows, c->cols, k, c->dtype, why, sizeof why) && (!v->runs_here || v->runs_here());
 }
 
 void *topk_workspace_alloc(const topk_variant *v, const topk_case *c, int k)
@@ -102,102 +116,68 @@ static void run_job(void *ctx)
                 job->workspace);
 }
 
-void topk_table_header(bool timed)
+static const timing_layout topk_layout = {.shape_heading = "rows x V", .gbps_width = 7, .pct_heading = "% read",
+                                          .relative_width = 8};
+
+void topk_timing_header(relative_mode relative)
 {
-    printf("%12s %-7s %5s  %-11s", "rows x V", "dtype", "K", "variant");
-    if (timed)
-        printf(" %10s %10s %10s %7s %7s", "median ms", "min ms", "max ms", "GB/s", "% read");
-    printf(" %9s %8s %7s %11s %6s", "KB/row", "launches", "idx err", "max rel err", "check");
-    if (timed)
-        printf(" %8s", "speedup");
-    printf("\n");
+    char before[64], after[64];
+    snprintf(before, sizeof before, " %-7s %5s  %-11s", "dtype", "K", "variant");
+    snprintf(after, sizeof after, " %9s %8s %7s %11s %6s", "KB/row", "launches", "idx err", "max rel err", "check");
+    report_timing_header(&topk_layout, relative, before, after);
 }
 
-static void print_row(const topk_row *row)
+void topk_timing_row(const topk_row *row, relative_mode relative)
 {
-    char shape[64];
+    char shape[64], before[64], after[96];
     format_shape(row->c->rows, row->c->cols, shape, sizeof shape);
-    printf("%12s %-7s %5d  %-11s", shape, dtype_name(row->c->dtype), row->k, row->variant);
-    if (row->timed)
-        printf(" %10.4f %10.4f %10.4f %7.0f %6.1f%%", row->time.median_ms, row->time.min_ms, row->time.max_ms,
-               row->gbps, row->pct_of_ceiling);
-    printf(" %9.1f %8d %7zu %11.2e %6s", row->bytes_per_row / 1e3, row->launches, row->check.index_errors,
-           unsigned_nan(row->check.max_rel_err), row->check.pass ? "PASS" : "FAIL");
-    if (row->timed && row->baseline)
-        printf(" %7.2fx", row->baseline_ms / row->time.median_ms);
-    else if (row->timed)
-        printf(" %8s", "base");
-    printf("\n");
-    if (row->pct_of_ceiling > 100.0)
-        fprintf(stderr, "%s: warning: %s at %s is above the measured read ceiling: the timing or the "
-                        "byte count is wrong\n", program_name(), row->variant, shape);
+    snprintf(before, sizeof before, " %-7s %5d  %-11s", dtype_name(row->c->dtype), row->k, row->measured.variant);
+    snprintf(after, sizeof after, " %9.1f %8d %7zu %11.2e %6s", row->bytes_per_row / 1e3, row->launches,
+             row->check.index_errors, unsigned_nan(row->check.max_rel_err), row->check.pass ? "PASS" : "FAIL");
+    report_timing_row(&topk_layout, relative, shape, before, &row->measured, after);
 }
 
-static void csv_row(FILE *csv, const topk_row *row)
+void topk_csv_row(FILE *csv, const topk_row *row)
 {
     const topk_case *c = row->c;
-    fprintf(csv, "%s,%s,%s,%zu,%zu,%d,", row->experiment, row->variant, dtype_name(c->dtype), c->rows, c->cols, row->k);
+    char before[256], after[128];
+    const int at = snprintf(before, sizeof before, "%s,%s,%s,%zu,%zu,%d,", row->experiment, row->measured.variant,
+                            dtype_name(c->dtype), c->rows, c->cols, row->k);
     if (c->from_file)
-        fprintf(csv, "file,,,,");
+        snprintf(before + at, sizeof before - at, "file,,,,");
     else
-        fprintf(csv, "%s,%.17g,%.17g,%llu,", dist_name(c->input.dist), c->input.lo, c->input.hi,
-                (unsigned long long)c->seed);
-    if (row->timed)
-        fprintf(csv, "%.6f,%.6f,%.6f,%.1f,%.2f,%.1f,", row->time.median_ms, row->time.min_ms, row->time.max_ms,
-                row->gbps, row->pct_of_ceiling, row->ceiling_gbps);
-    else
-        fprintf(csv, ",,,,,,");
-    fprintf(csv, "%.0f,%d,%zu,%.3e,%.3e,%zu,%s,", row->bytes_per_row, row->launches, row->check.index_errors,
-            unsigned_nan(row->check.max_abs_err), unsigned_nan(row->check.max_rel_err), row->check.nonfinite,
-            row->check.pass ? "PASS" : "FAIL");
-    if (row->baseline)
-        fprintf(csv, "%s,%.6f\n", row->baseline, row->baseline_ms);
-    else
-        fprintf(csv, ",\n");
+        snprintf(before + at, sizeof before - at, "%s,%.17g,%.17g,%llu,", dist_name(c->input.dist), c->input.lo,
+                 c->input.hi, (unsigned long long)c->seed);
+    snprintf(after, sizeof after, "%.0f,%d,%zu,%.3e,%.3e,%zu,%s,", row->bytes_per_row, row->launches,
+             row->check.index_errors, unsigned_nan(row->check.max_abs_err), unsigned_nan(row->check.max_rel_err),
+             row->check.nonfinite, row->check.pass ? "PASS" : "FAIL");
+    report_csv_row(csv, before, &row->measured, after);
 }
 
-topk_row topk_bench_variant(const topk_settings *s, topk_case *c, const topk_variant *v, int k,
-                            const char *experiment, bool timed, const topk_row *baseline)
+topk_row topk_bench_variant(const bench_settings *s, topk_case *c, const topk_variant *v, int k,
+                            const char *experiment, measurement *baseline)
 {
     topk_job job = {.v = v, .c = c, .k = k, .workspace = topk_workspace_alloc(v, c, k)};
-    topk_row row = {.experiment = experiment, .variant = v->name, .c = c, .k = k,
-                    .bytes_per_row = v->bytes_per_row(c->rows, c->cols, k, c->dtype)};
+    topk_row row = {.experiment = experiment, .c = c, .k = k,
+                    .bytes_per_row = v->bytes_per_row(c->rows, c->cols, k, c->dtype),
+                    .measured = {.variant = v->name}};
     row.check = topk_case_check(c, v, k, job.workspace, &row.launches);
-    if (timed) {
-        row.timed = true;
-        row.time = gpu_time(run_job, &job, s->warmup, s->iters);
-        const double bytes = (double)c->rows * (double)c->cols * (double)dtype_size(c->dtype);
-        row.gbps = bytes / (row.time.median_ms * 1e-3) / 1e9;
-        row.ceiling_gbps = s->ceiling_gbps;
-        row.pct_of_ceiling = 100.0 * row.gbps / s->ceiling_gbps;
-        if (baseline) {
-            row.baseline = baseline->variant;
-            row.baseline_ms = baseline->time.median_ms;
-        }
-    }
-    print_row(&row);
+    bench_time(s, run_job, &job, (double)c->rows * (double)c->cols * (double)dtype_size(c->dtype), baseline,
+               &row.measured);
+    topk_timing_row(&row, s->relative);
     if (s->csv)
-        csv_row(s->csv, &row);
+        topk_csv_row(s->csv, &row);
     CUDA_CHECK(cudaFree(job.workspace));
     return row;
 }
 
-int topk_bench_all(const topk_settings *s, topk_case *c, const topk_variant *const *variants, int n,
+int topk_bench_all(const bench_settings *s, topk_case *c, const topk_variant *const *variants, int n,
                    int k, const char *experiment)
 {
     int failed = 0;
-    topk_row baseline;
-    bool have_baseline = false;
-    for (int i = 0; i < n; i++) {
-        if (!topk_supports(variants[i], c, k))
-            continue;
-        const topk_row row = topk_bench_variant(s, c, variants[i], k, experiment, true,
-                                                have_baseline ? &baseline : NULL);
-        failed += !row.check.pass;
-        if (!have_baseline) {
-            baseline = row;
-            have_baseline = true;
-        }
-    }
+    measurement baseline = {0}; /* none yet: the first row becomes it */
+    for (int i = 0; i < n; i++)
+        if (topk_supports(variants[i], c, k))
+            failed += !topk_bench_variant(s, c, variants[i], k, experiment, &baseline).check.pass;
     return failed;
 }

@@ -3,7 +3,8 @@
  * A case is R rows of V logits (of one dtype) on the host and the GPU with its fp64 reference to a
  * depth ref_k; a run with any k <= ref_k is checked against the first k of it (topk.h). For each
  * variant the outputs are poisoned, the variant runs once and is verified, and only then timed.
- * GB/s counts the bytes of the logits, read once: the least any top-K must move. */
+ * GB/s counts the bytes of the logits, read once: the least any top-K must move. Rows are timed by
+ * bench_time() and printed through report.c, as the softmax rows are. */
 #ifndef COMMON_TOPK_BENCH_H
 #define COMMON_TOPK_BENCH_H
 
@@ -12,7 +13,6 @@
 #include <stdio.h>
 
 #include "bench.h"
-#include "cli.h"
 #include "dtype.h"
 #include "gpu.h"
 #include "npy.h"
@@ -45,6 +45,7 @@ typedef struct {
 /* Every K up to cols: the max_k of a variant with no limit of its own. */
 #define TOPK_ANY_K 0x7fffffff
 
+/* The columns topk_csv_row() writes. */
 #define TOPK_CSV_COLUMNS                                                                           \
     "experiment,variant,dtype,rows,cols,k,dist,lo,hi,seed,median_ms,min_ms,max_ms,gbps,"            \
     "pct_ceiling,ceiling_gbps,bytes_per_row,launches,index_errors,max_abs_err,max_rel_err,"         \
@@ -77,46 +78,44 @@ void topk_case_refresh(topk_case *c);
 void topk_case_destroy(topk_case *c);
 
 void *topk_workspace_alloc(const topk_variant *v, const topk_case *c, int k);
-/* Whether `v` handles k and the case's shape and dtype (its limits above), on this GPU. */
+
+/* Why `v` cannot take top-k of rows x cols logits of dtype by its stated limits, decided on the
+ * host alone: a phrase for "<variant> ..." such as "handles K up to 32, not 50", written to buf, or
+ * NULL when it can. */
+const char *topk_refusal(const topk_variant *v, size_t rows, size_t cols, int k, logit_dtype dtype, char *buf,
+                         size_t len);
+/* Whether `v` handles k and the case's shape and dtype (topk_refusal), on this GPU (runs_here). */
 bool topk_supports(const topk_variant *v, const topk_case *c, int k);
 
 /* Poisons the outputs, runs `v` once with top-k, copies the answer to idx_host/prob_host and
  * verifies it. *launches gets the number of kernel launches. */
 topk_check topk_case_check(topk_case *c, const topk_variant *v, int k, void *workspace, int *launches);
 
+/* One top-K row of a table and the CSV; always timed. */
 typedef struct {
     const char *experiment;
-    const char *variant;
     const topk_case *c;
     int k;
     topk_check check;
     int launches;
     double bytes_per_row;
-    bool timed;           /* the fields below are set only when timed */
-    gpu_timing time;
-    double gbps;          /* the logits' bytes / median time */
-    double pct_of_ceiling;
-    double ceiling_gbps;
-    const char *baseline; /* the variant this row's speedup is over (NULL: none) */
-    double baseline_ms;
+    measurement measured; /* GB/s: the logits' bytes, read once / time */
 } topk_row;
 
-typedef struct {
-    int warmup, iters;
-    double ceiling_gbps; /* the read ceiling */
-    FILE *csv;
-} topk_settings;
+/* The table: shape, dtype, K, variant, the timing, KB/row, launches, index errors, error, and
+ * (unless RELATIVE_NONE) the comparison with the baseline. */
+void topk_timing_header(relative_mode relative);
+void topk_timing_row(const topk_row *row, relative_mode relative);
+void topk_csv_row(FILE *csv, const topk_row *row);
 
-void topk_table_header(bool timed);
-
-/* Verifies `v` on the case with top-k and, if `timed`, times it, with the speedup over `baseline`
- * (a row timed earlier on the same case, or NULL). Prints the row, appends it to the CSV. */
-topk_row topk_bench_variant(const topk_settings *s, topk_case *c, const topk_variant *v, int k,
-                            const char *experiment, bool timed, const topk_row *baseline);
+/* Verifies `v` on the case with top-k and then times it (bench_time, which says what *baseline
+ * is). Prints the row, appends it to the CSV. */
+topk_row topk_bench_variant(const bench_settings *s, topk_case *c, const topk_variant *v, int k,
+                            const char *experiment, measurement *baseline);
 
 /* Every variant of the list that supports the case and k, verified and timed; the first is the
  * baseline of the others. Returns how many rows failed verification. */
-int topk_bench_all(const topk_settings *s, topk_case *c, const topk_variant *const *variants, int n,
+int topk_bench_all(const bench_settings *s, topk_case *c, const topk_variant *const *variants, int n,
                    int k, const char *experiment);
 
 #ifdef __cplusplus

@@ -125,14 +125,14 @@ Test(programs, no_gpu_is_one_line_and_nonzero_exit)
 }
 
 
-/* Stage 06's own flags, checked before the GPU is touched. */
+/* Stage 06's own flags, and the variants' limits, checked before the GPU is touched. */
 Test(programs, topk_bad_input_is_one_line_and_exit_2)
 {
     static const struct {
         const char *args, *message;
     } cases[] = {
-        {"--k 0", "run: --k: expected a whole number from 1 to 1024, got '0'"},
-        {"--k 1025", "run: --k: expected a whole number from 1 to 1024, got '1025'"},
+        {"--k 0", "run: --k: expected a whole number from 1 to 2147483647, got '0'"},
+        {"--k 2147483648", "run: --k: expected a whole number from 1 to 2147483647, got '2147483648'"},
         {"--rows 4 --cols 5 --k 6", "run: --k 6: a row has only 5 logits (V)\n"},
         {"--rows 4 --cols 5", "run: a row has only 5 logits (V), fewer than the default K of 10: give --k\n"},
         {"--k 5", "run: --k and --dtype go with --rows/--cols"},
@@ -141,10 +141,28 @@ Test(programs, topk_bad_input_is_one_line_and_exit_2)
         {"--output out", "run: --output needs --input or --rows/--cols"},
         {"--input /nonexistent/logits.npy", "run: --input /nonexistent/logits.npy: cannot read it: No such file"},
         {"--input x.npy --rows 2 --cols 3", "run: --input: the shape comes from the file"},
+        {"--rows 4 --cols 100 --k 33 --variant fused", "run: --variant fused handles K up to 32, not 33\n"},
+        {"--rows 4 --cols 2000 --k 1025 --variant fast", "run: --variant fast handles K up to 1024, not 1025\n"},
+        {"--rows 4 --cols 100 --dtype bf16 --variant fused", "run: --variant fused takes float32 logits only, not bf16\n"},
+        {"--rows 100000 --cols 50257 --variant unfused", "run: --variant unfused cannot take 100000 x 50257 logits\n"},
+        {"--rows 4 --cols 2000 --k 1025 --output out", "run: --output: fast handles K up to 1024, not 1025\n"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
         expect_usage_error("06_fused_topk", cases[k].args, cases[k].message);
     expect_usage_error("05_online", "--k 5", "run: --k, --dtype, --input and --output belong to stage 06");
+}
+
+/* With no --variant, the variants that cannot take the case are left out of the table, in one line
+ * that says why. */
+Test(programs, topk_left_out_variants_are_named)
+{
+    char reason[256];
+    if (!gpu_available(reason, sizeof reason))
+        cr_skip_test("no CUDA device: %s", reason);
+    const outcome o = run_stage("06_fused_topk", "--rows 4 --cols 100 --k 33 --iters 2 --warmup 1");
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    cr_expect(strstr(o.out, "\nfused left out: it handles K up to 32, not 33") != NULL, "%s", o.out);
+    cr_expect(strstr(o.out, " fused ") == NULL, "fused has a row: %s", o.out);
 }
 
 /* A file that is not what it claims, handed to the program: one line, exit 2. */
