@@ -22,9 +22,6 @@ static const char about[] =
 static const topk_variant *const all[N_VARIANTS] = {&unfused_topk_variant, &fused_topk_variant, &fast_row_topk_variant,
                                                     &fast_split_topk_variant, &fast_topk_variant};
 
-/* What runs_here() asks of the GPU: only fast_split has one. */
-static const char runs_here_needs[] = "needs thread block clusters (compute capability 9.0, and a build for sm_90)";
-
 /* The variant --variant named, or NULL when it was not given. */
 static const topk_variant *named_variant(const stage_context *st)
 {
@@ -106,21 +103,13 @@ static int default_run(const stage_context *st)
 }
 
 /* Refuses, before the GPU is opened, top-k of rows x cols logits of dtype where the variant named by
- * --variant or the one --output writes cannot take it by its stated limits, or K is above every
- * variant's. */
+ * --variant or the one --output writes cannot take it by its stated limits. */
 static void refuse_past_limits(const stage_context *st, size_t rows, size_t cols, logit_dtype dtype, int k)
 {
     const topk_variant *named = named_variant(st);
     char why[128];
     if (named && topk_refusal(named, rows, cols, k, dtype, why, sizeof why))
         die(EXIT_USAGE, "--variant %s %s", named->name, why);
-    const topk_variant *widest = all[0];
-    for (int v = 1; v < N_VARIANTS; v++)
-        if (all[v]->max_k > widest->max_k)
-            widest = all[v];
-    if (k > widest->max_k)
-        die(EXIT_USAGE, "--k %d is above every variant's limit (the largest is %s's: K up to %d)", k, widest->name,
-            widest->max_k);
     const topk_variant *writer = output_writer(st);
     if (st->opts.output_prefix && topk_refusal(writer, rows, cols, k, dtype, why, sizeof why))
         die(EXIT_USAGE, "--output: %s %s", writer->name, why);
@@ -132,8 +121,8 @@ static void say_left_out(const topk_case *c, int k)
     char line[1024] = "", why[128];
     for (int v = 0; v < N_VARIANTS; v++) {
         const char *reason = topk_refusal(all[v], c->rows, c->cols, k, c->dtype, why, sizeof why);
-        if (!reason && all[v]->runs_here && !all[v]->runs_here())
-            reason = runs_here_needs;
+        if (!reason && all[v]->why_not_here)
+            reason = all[v]->why_not_here();
         if (reason)
             snprintf(line + strlen(line), sizeof line - strlen(line), "%s%s left out: it %s", *line ? "; " : "",
                      all[v]->name, reason);
@@ -214,8 +203,9 @@ int main(int argc, char **argv)
 
     stage_open(&st, argc, argv, RELATIVE_SPEEDUP);
     const topk_variant *named = named_variant(&st);
-    if (named && named->runs_here && !named->runs_here())
-        die(EXIT_USAGE, "--variant %s cannot run here: it %s", named->name, runs_here_needs);
+    const char *why_not = named && named->why_not_here ? named->why_not_here() : NULL;
+    if (why_not)
+        die(EXIT_USAGE, "--variant %s cannot run here: it %s", named->name, why_not);
 
     int failed;
     if (cols) {

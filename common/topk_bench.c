@@ -82,7 +82,7 @@ const char *topk_refusal(const topk_variant *v, size_t rows, size_t cols, int k,
 bool topk_supports(const topk_variant *v, const topk_case *c, int k)
 {
     char why[128];
-    return !topk_refusal(v, c->rows, c->cols, k, c->dtype, why, sizeof why) && (!v->runs_here || v->runs_here());
+    return !topk_refusal(v, c->rows, c->cols, k, c->dtype, why, sizeof why) && (!v->why_not_here || !v->why_not_here());
 }
 
 void *topk_workspace_alloc(const topk_variant *v, const topk_case *c, int k)

@@ -38,8 +38,9 @@ typedef struct {
     bool sixteen_bit; /* it takes bf16 and fp16 logits, not only float32 */
     /* The shapes it handles (NULL: all), decided on the host alone. */
     bool (*fits)(size_t rows, size_t cols);
-    /* Whether the open GPU can run it (NULL: every GPU the course supports). */
-    bool (*runs_here)(void);
+    /* Why the open GPU cannot run it, as a phrase ("needs ..."), or NULL when it can (the callback
+     * NULL: every GPU the course supports runs it). */
+    const char *(*why_not_here)(void);
 } topk_variant;
 
 /* Every K up to cols: the max_k of a variant with no limit of its own. */
@@ -84,7 +85,7 @@ void *topk_workspace_alloc(const topk_variant *v, const topk_case *c, int k);
  * NULL when it can. */
 const char *topk_refusal(const topk_variant *v, size_t rows, size_t cols, int k, logit_dtype dtype, char *buf,
                          size_t len);
-/* Whether `v` handles k and the case's shape and dtype (topk_refusal), on this GPU (runs_here). */
+/* Whether `v` handles k and the case's shape and dtype (topk_refusal), on this GPU (why_not_here). */
 bool topk_supports(const topk_variant *v, const topk_case *c, int k);
 
 /* Poisons the outputs, runs `v` once with top-k, copies the answer to idx_host/prob_host and

@@ -64,7 +64,12 @@ static bool fast_split_fits(size_t rows, size_t cols)
 }
 
 // The three dtypes' kernels are built alike: one answers for all.
-static bool fast_split_runs_here(void) { return fast_split_available(DTYPE_F32); }
+static const char *fast_split_why_not_here(void)
+{
+    return fast_split_available(DTYPE_F32)
+               ? NULL
+               : "needs thread block clusters (compute capability 9.0, and a build for sm_90)";
+}
 
 // The logits once, K pairs out (the split's candidates and statistics stay in shared memory).
 static double fast_bytes_per_row(size_t rows, size_t cols, int k, logit_dtype dtype)
@@ -76,5 +81,5 @@ static double fast_bytes_per_row(size_t rows, size_t cols, int k, logit_dtype dt
 extern "C" const topk_variant fast_row_topk_variant = {"fast_row", fast_bytes_per_row, NULL, fast_row_topk, FAST_MAX_K, true,
                                             NULL, NULL};
 extern "C" const topk_variant fast_split_topk_variant = {"fast_split", fast_bytes_per_row, NULL, fast_split_topk, FAST_MAX_K, true,
-                                              fast_split_fits, fast_split_runs_here};
+                                              fast_split_fits, fast_split_why_not_here};
 extern "C" const topk_variant fast_topk_variant = {"fast", fast_bytes_per_row, NULL, fast_auto_topk, FAST_MAX_K, true, NULL, NULL};
