@@ -33,27 +33,47 @@ extern "C" bool fast_takes_split(size_t rows, logit_dtype dtype)
     return rows < (size_t)sm_count() && fast_split_available(dtype);
 }
 
+// One kernel's launch for the logits' type.
+template <typename T>
+static void launch_fast(bool split, const void *x, size_t rows, size_t cols, int k, int *indices, float *probs)
+{
+    if (split)
+        launch_fast_split<T>(x, rows, cols, k, indices, probs);
+    else
+        launch_fast_row<T>(x, rows, cols, k, indices, probs);
+}
+
+static int fast_topk_with(bool split, const void *x, logit_dtype dtype, size_t rows, size_t cols, int k,
+                          int *indices, float *probs)
+{
+    if (dtype == DTYPE_F32)
+        launch_fast<float>(split, x, rows, cols, k, indices, probs);
+    else if (dtype == DTYPE_BF16)
+        launch_fast<__nv_bfloat16>(split, x, rows, cols, k, indices, probs);
+    else
+        launch_fast<__half>(split, x, rows, cols, k, indices, probs);
+    return 1;
+}
+
 static int fast_row_topk(const void *x, logit_dtype dtype, size_t rows, size_t cols, int k, int *indices,
                          float *probs, void *workspace)
 {
     (void)workspace;
-    fast_row_launch(x, dtype, rows, cols, k, indices, probs);
-    return 1;
+    return fast_topk_with(false, x, dtype, rows, cols, k, indices, probs);
 }
 
 static int fast_split_topk(const void *x, logit_dtype dtype, size_t rows, size_t cols, int k, int *indices,
                            float *probs, void *workspace)
 {
     (void)workspace;
-    fast_split_launch(x, dtype, rows, cols, k, indices, probs);
-    return 1;
+    return fast_topk_with(true, x, dtype, rows, cols, k, indices, probs);
 }
 
 static int fast_auto_topk(const void *x, logit_dtype dtype, size_t rows, size_t cols, int k, int *indices,
                           float *probs, void *workspace)
 {
-    return fast_takes_split(rows, dtype) ? fast_split_topk(x, dtype, rows, cols, k, indices, probs, workspace)
-                                         : fast_row_topk(x, dtype, rows, cols, k, indices, probs, workspace);
+    (void)workspace;
+    return fast_topk_with(fast_takes_split(rows, dtype), x, dtype, rows, cols, k, indices, probs);
 }
 
 // A grid of rows x 16 blocks that fits gridDim.x.

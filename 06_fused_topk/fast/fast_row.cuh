@@ -21,7 +21,6 @@
 #define FAST_FAST_ROW_CUH
 
 #include "../../common/check.h"
-#include "../../common/dtype.h"
 #include "fast.h"
 #include "warp_row.cuh"
 
@@ -77,17 +76,6 @@ static void launch_fast_row(const void *x, size_t rows, size_t cols, int k, int 
         launch_fast_row_kernel<T, true>(x, rows, cols, k, indices, probs);
     else
         launch_fast_row_kernel<T, false>(x, rows, cols, k, indices, probs);
-}
-
-// The launch for the logits' dtype, checked.
-static void fast_row_launch(const void *x, logit_dtype dtype, size_t rows, size_t cols, int k, int *indices, float *probs)
-{
-    if (dtype == DTYPE_F32)
-        launch_fast_row<float>(x, rows, cols, k, indices, probs);
-    else if (dtype == DTYPE_BF16)
-        launch_fast_row<__nv_bfloat16>(x, rows, cols, k, indices, probs);
-    else
-        launch_fast_row<__half>(x, rows, cols, k, indices, probs);
 }
 
 #endif

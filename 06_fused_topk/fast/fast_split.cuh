@@ -341,15 +341,4 @@ static bool fast_split_available(logit_dtype dtype)
                                  : split_available<__half>();
 }
 
-// The launch for the logits' dtype, checked.
-static void fast_split_launch(const void *x, logit_dtype dtype, size_t rows, size_t cols, int k, int *indices, float *probs)
-{
-    if (dtype == DTYPE_F32)
-        launch_fast_split<float>(x, rows, cols, k, indices, probs);
-    else if (dtype == DTYPE_BF16)
-        launch_fast_split<__nv_bfloat16>(x, rows, cols, k, indices, probs);
-    else
-        launch_fast_split<__half>(x, rows, cols, k, indices, probs);
-}
-
 #endif
