@@ -10,7 +10,7 @@ DEPS_PACKAGES := libcriterion-dev gnuplot-nox
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
 # (stageN is a pattern rule, so it is not listed as phony: make skips pattern rules for those)
-.PHONY: all help test-build test sanitize plots deps clean $(STAGES)
+.PHONY: all help test-build test sanitize fuzz plots deps clean $(STAGES)
 
 all: $(STAGES)
 
@@ -21,6 +21,7 @@ help:
 	@echo "  make                   build every stage: $(STAGES)"
 	@echo "  make test              build and run the Criterion tests (GPU tests skip with no GPU)"
 	@echo "  make sanitize          every stage under compute-sanitizer memcheck, racecheck, synccheck (needs a GPU)"
+	@echo "  make fuzz              the .npy reader and the command line under libFuzzer, FUZZ_SECONDS each (needs clang)"
 	@echo "  make plots             regenerate charts and the tables in EXPERIMENTS.md from plots/data/*.csv"
 	@echo "  make deps              install Criterion and gnuplot (apt-get; sudo when not root)"
 	@echo "  make clean             remove build outputs"
@@ -29,6 +30,7 @@ help:
 	@echo "                         default: read from the GPU, or sm_75..sm_90 when there is none"
 	@echo "  NVCC=/path/to/nvcc     the CUDA compiler (default: nvcc on PATH, then /usr/local/cuda)"
 	@echo "  NVCC_EXTRA=-Xptxas=-v  extra nvcc flags, e.g. the register and shared-memory report"
+	@echo "  FUZZ_SECONDS=60        how long make fuzz runs each fuzz target; FUZZ_CC=clang: its compiler"
 
 $(STAGES):
 	$(MAKE) -C $@
@@ -50,6 +52,16 @@ test: test-build
 # compute-sanitizer on every stage at small shapes, and on the tests of stage 06's rare rows.
 sanitize: test-build
 	tests/sanitize.sh
+
+# The fuzz targets of tests/fuzz/, each from its corpus. libFuzzer comes with clang (Debian: the
+# clang package); it is there when FUZZ_CC links an empty target with -fsanitize=fuzzer.
+FUZZ_SECONDS ?= 60
+FUZZ_CC ?= clang
+HAVE_LIBFUZZER = $(shell echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }' | \
+                   $(FUZZ_CC) -fsanitize=fuzzer -x c - -o /dev/null 2>/dev/null && echo yes)
+fuzz:
+	$(if $(HAVE_LIBFUZZER),,$(error make fuzz needs clang with libFuzzer (-fsanitize=fuzzer), and FUZZ_CC=$(FUZZ_CC) has none))
+	$(MAKE) -C tests fuzz FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_CC=$(FUZZ_CC)
 
 plots:
 	@command -v gnuplot >/dev/null || $(MAKE) deps

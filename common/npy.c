@@ -1,175 +1,440 @@
+/* The .npy reader is a small parser for the one Python literal the format puts in its header:
+ *
+ *   header     = [ \t]* '{' ( entry ( ',' entry )* ','? )? '}' space* '\n'   (the newline ends it)
+ *   entry      = string ':' value        (between any two tokens: space*, as Python allows)
+ *   value      = string | 'True' | 'False' | tuple
+ *   tuple      = '(' ')' | '(' dimension ',' ')' | '(' dimension ( ',' dimension )+ ','? ')'
+ *   dimension  = decimal digits as Python writes them (no leading zero), with an 'L' after them in
+ *                versions 1.0 and 2.0 (Python 2 wrote its long integers so, and numpy still reads them)
+ *   string     = "'" ... "'" or '"' ... '"', on one line, without a backslash
+ *   space      = ' ' | '\t' | '\f' | '\r' | '\n'
+ *
+ * The keys are exactly 'descr' (a string), 'fortran_order' (True or False) and 'shape' (a tuple),
+ * each once, in any order. What numpy also reads but numpy itself never writes (comments, escapes
+ * in strings, hexadecimal or signed dimensions, strings written in pieces) is refused, each with a
+ * message naming the text it could not read and where it stands in the file. */
+#define _POSIX_C_SOURCE 200809L
 #include "npy.h"
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define NPY_MAX_HEADER 65536
+#include <sys/stat.h>
 
 static const char magic[6] = {'\x93', 'N', 'U', 'M', 'P', 'Y'};
 
-static int fail(char *err, size_t err_len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t err_len, const char *fmt, ...)
+/* The magic string, the version and a 4-byte header length: the most a header's preamble takes. */
+#define NPY_MAX_PREAMBLE 12
+
+/* At most this many of the file's bytes are quoted in a message. */
+#define QUOTE_BYTES 24
+
+static int report(int rc, char *err, size_t err_len, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static int report(int rc, char *err, size_t err_len, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(err, err_len, fmt, ap);
     va_end(ap);
-    return -1;
+    return rc;
 }
 
-/* The value after 'key': in the header dict, or NULL. */
-static const char *dict_value(const char *header, const char *key)
+/* Up to QUOTE_BYTES of the n bytes at s as printable ASCII, so that a message stays one line
+ * whatever the file holds: a byte outside ' '..'~' becomes \xNN, a backslash \\, and "..." marks
+ * bytes left out. Returned by value: its text lives until the end of the caller's statement. */
+typedef struct {
+    char text[4 * QUOTE_BYTES + 4];
+} quoted;
+
+static quoted quote(const unsigned char *s, size_t n)
 {
-    char quoted[32];
-    for (int q = 0; q < 2; q++) {
-        snprintf(quoted, sizeof quoted, q ? "\"%s\"" : "'%s'", key);
-        const char *at = strstr(header, quoted);
-        if (at) {
-            at += strlen(quoted);
-            while (*at == ' ')
-                at++;
-            if (*at != ':')
-                return NULL;
-            at++;
-            while (*at == ' ')
-                at++;
-            return at;
-        }
+    quoted q;
+    size_t len = 0;
+    for (size_t i = 0; i < n && i < QUOTE_BYTES; i++) {
+        if (s[i] == '\\')
+            len += (size_t)sprintf(q.text + len, "\\\\");
+        else if (s[i] < ' ' || s[i] > '~')
+            len += (size_t)sprintf(q.text + len, "\\x%02x", s[i]);
+        else
+            q.text[len++] = (char)s[i];
     }
-    return NULL;
+    strcpy(q.text + len, n > QUOTE_BYTES ? "..." : "");
+    return q;
 }
 
-static int parse_header(const char *h, npy_logits *out, char *err, size_t err_len)
+/* The shape as numpy prints it, "(2, 3, 4)". */
+typedef struct {
+    char text[NPY_MAX_DIMS * 22 + 3];
+} shape_text;
+
+static shape_text print_shape(const npy_logits *a)
 {
-    const char *descr = dict_value(h, "descr");
-    if (!descr || (*descr != '\'' && *descr != '"'))
-        return fail(err, err_len, "its header has no 'descr' (element type)");
-    char type[16];
-    size_t n = strcspn(descr + 1, "'\"");
-    if (n >= sizeof type)
-        return fail(err, err_len, "its element type is not float32, float16 or bfloat16");
-    memcpy(type, descr + 1, n);
-    type[n] = '\0';
-    if (strcmp(type, "<f4") == 0)
-        out->dtype = DTYPE_F32;
-    else if (strcmp(type, "<f2") == 0)
-        out->dtype = DTYPE_F16;
-    else if (strcmp(type, "<V2") == 0 || strcmp(type, "|V2") == 0)
-        out->dtype = DTYPE_BF16;
-    else
-        return fail(err, err_len, "its element type '%s' is not float32 ('<f4'), float16 ('<f2') or "
-                                  "bfloat16 ('<V2')", type);
+    shape_text s = {"("};
+    for (int d = 0; d < a->ndim; d++)
+        sprintf(s.text + strlen(s.text), "%zu%s", a->shape[d], d + 1 < a->ndim ? ", " : ")");
+    return s;
+}
 
-    const char *order = dict_value(h, "fortran_order");
-    if (!order || strncmp(order, "False", 5) != 0)
-        return fail(err, err_len, "it is not in C (row-major) order; save np.ascontiguousarray(x)");
+/* a * b in *product, or false when it does not fit a size_t. */
+static bool multiply(size_t a, size_t b, size_t *product)
+{
+    if (b != 0 && a > SIZE_MAX / b)
+        return false;
+    *product = a * b;
+    return true;
+}
 
-    const char *shape = dict_value(h, "shape");
-    if (!shape || *shape != '(')
-        return fail(err, err_len, "its header has no 'shape'");
-    out->ndim = 0;
-    const char *p = shape + 1;
-    for (;;) {
-        while (*p == ' ' || *p == ',')
-            p++;
-        if (*p == ')')
+enum { KEY_DESCR, KEY_FORTRAN_ORDER, KEY_SHAPE, N_KEYS };
+static const char *const key_names[N_KEYS] = {"descr", "fortran_order", "shape"};
+
+/* The header dict as it is read. Every value is kept as the file has it until the dict is read
+ * whole, so a duplicate, unknown or missing key is named before any value is judged. */
+typedef struct {
+    const unsigned char *file;     /* the file's first byte: a message's "byte N" counts from it */
+    const unsigned char *at, *end; /* the part of the dict not read yet */
+    int version;                   /* the format's major version, 1, 2 or 3 */
+    char *err;
+    size_t err_len;
+    bool seen[N_KEYS];
+    const unsigned char *descr;    /* the element type's text, without its quotes */
+    size_t descr_len;
+    bool fortran_order;
+    int ndim;                      /* may pass NPY_MAX_DIMS: the dimensions past it are counted, not kept */
+    size_t shape[NPY_MAX_DIMS];
+} dict_parser;
+
+static int refuse(const dict_parser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int refuse(const dict_parser *p, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(p->err, p->err_len, fmt, ap);
+    va_end(ap);
+    return NPY_BAD_FILE;
+}
+
+static bool is_space(unsigned char c) { return c == ' ' || c == '\t' || c == '\f' || c == '\r' || c == '\n'; }
+
+/* How many bytes from `at` a message quotes: up to the header's end, less the padding there. */
+static size_t rest(const dict_parser *p, const unsigned char *at)
+{
+    const unsigned char *end = p->end;
+    while (end > at && is_space(end[-1]))
+        end--;
+    return (size_t)(end - at);
+}
+
+/* The header holds something else at `at` than `what`. */
+static int expected(const dict_parser *p, const unsigned char *at, const char *what)
+{
+    if (rest(p, at) == 0)
+        return refuse(p, "its header ends at byte %zu where %s should be", (size_t)(at - p->file), what);
+    return refuse(p, "its header has '%s' at byte %zu where %s should be", quote(at, rest(p, at)).text,
+                  (size_t)(at - p->file), what);
+}
+
+/* A byte that would continue a Python name or number: True1 or 2x is not True or 2. */
+static bool is_name_byte(unsigned char c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_' || c >= 0x80;
+}
+
+static bool is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
+
+static void skip_space(dict_parser *p)
+{
+    while (p->at < p->end && is_space(*p->at))
+        p->at++;
+}
+
+/* Consumes c when it is next. */
+static bool take(dict_parser *p, char c)
+{
+    if (p->at == p->end || *p->at != (unsigned char)c)
+        return false;
+    p->at++;
+    return true;
+}
+
+/* Consumes the name `word` when it is next, whole. */
+static bool take_word(dict_parser *p, const char *word)
+{
+    const size_t n = strlen(word);
+    if ((size_t)(p->end - p->at) < n || memcmp(p->at, word, n) != 0 || (p->at + n < p->end && is_name_byte(p->at[n])))
+        return false;
+    p->at += n;
+    return true;
+}
+
+/* A quoted string: its text (between the quotes) in *text and *len. `what` names it for a message. */
+static int parse_string(dict_parser *p, const char *what, const unsigned char **text, size_t *len)
+{
+    const unsigned char *open = p->at;
+    if (!take(p, '\'') && !take(p, '"'))
+        return expected(p, open, what);
+    for (; p->at < p->end && *p->at != *open; p->at++)
+        if (*p->at == '\n' || *p->at == '\r' || *p->at == '\\')
             break;
-        if (*p < '0' || *p > '9' || out->ndim == NPY_MAX_DIMS)
-            return fail(err, err_len, "its shape is not [B,T,V] or [R,V]");
-        char *end;
-        errno = 0;
-        const unsigned long long d = strtoull(p, &end, 10);
-        if (errno || d == 0 || d > (1ull << 40))
-            return fail(err, err_len, "its shape has an empty or absurd dimension");
-        out->shape[out->ndim++] = (size_t)d;
-        p = end;
+    if (p->at == p->end || *p->at != *open)
+        return refuse(p, "its header has the string '%s' at byte %zu, %s", quote(open, rest(p, open)).text,
+                      (size_t)(open - p->file),
+                      p->at < p->end && *p->at == '\\' ? "with a backslash escape, which this reader does not decode"
+                                                       : "not closed on its line");
+    *text = open + 1;
+    *len = (size_t)(p->at - *text);
+    p->at++;
+    return 0;
+}
+
+static int parse_dimension(dict_parser *p, size_t *d)
+{
+    const unsigned char *start = p->at;
+    *d = 0;
+    for (; p->at < p->end && is_digit(*p->at); p->at++) {
+        const unsigned digit = (unsigned)(*p->at - '0');
+        if (*d > (SIZE_MAX - digit) / 10)
+            return refuse(p, "its shape has a dimension at byte %zu larger than %zu", (size_t)(start - p->file),
+                          (size_t)SIZE_MAX);
+        *d = *d * 10 + digit;
     }
-    if (out->ndim < 2)
-        return fail(err, err_len, "its shape has %d dimension(s); expected [B,T,V] or [R,V]", out->ndim);
+    if (p->version <= 2 && p->at > start && p->at < p->end && *p->at == 'L')
+        p->at++;
+    /* Python reads neither 07 (a leading zero) nor 7x (a number run into a name). */
+    if (p->at == start || (*start == '0' && *d != 0) || (p->at < p->end && is_name_byte(*p->at)))
+        return expected(p, start, "a dimension in decimal digits");
+    return 0;
+}
+
+static int parse_shape(dict_parser *p)
+{
+    if (!take(p, '('))
+        return expected(p, p->at, "a tuple such as (8, 50257)");
+    p->ndim = 0;
+    skip_space(p);
+    while (!take(p, ')')) {
+        size_t d;
+        if (parse_dimension(p, &d))
+            return NPY_BAD_FILE;
+        if (p->ndim < NPY_MAX_DIMS)
+            p->shape[p->ndim] = d;
+        p->ndim++;
+        skip_space(p);
+        if (take(p, ','))
+            skip_space(p);
+        else if (p->ndim == 1 || p->at == p->end || *p->at != ')')
+            return expected(p, p->at, p->ndim == 1 ? "',' (one dimension is written (V,))" : "',' or ')'");
+    }
+    return 0;
+}
+
+static int parse_value(dict_parser *p, int key)
+{
+    switch (key) {
+    case KEY_DESCR:
+        return parse_string(p, "a quoted element type such as '<f4'", &p->descr, &p->descr_len);
+    case KEY_FORTRAN_ORDER:
+        if (take_word(p, "True"))
+            p->fortran_order = true;
+        else if (take_word(p, "False"))
+            p->fortran_order = false;
+        else
+            return expected(p, p->at, "True or False");
+        return 0;
+    default:
+        return parse_shape(p);
+    }
+}
+
+static int parse_dict(dict_parser *p)
+{
+    while (p->at < p->end && (*p->at == ' ' || *p->at == '\t')) /* as ast.literal_eval strips them */
+        p->at++;
+    if (!take(p, '{'))
+        return expected(p, p->at, "'{'");
+    for (;;) {
+        skip_space(p);
+        if (take(p, '}'))
+            break;
+        const unsigned char *name;
+        size_t len;
+        const unsigned char *key_at = p->at;
+        if (parse_string(p, "a quoted key such as 'shape'", &name, &len))
+            return NPY_BAD_FILE;
+        int key = 0;
+        while (key < N_KEYS && !(strlen(key_names[key]) == len && memcmp(key_names[key], name, len) == 0))
+            key++;
+        if (key == N_KEYS)
+            return refuse(p, "its header has the key '%s' at byte %zu; numpy's format has only 'descr', "
+                             "'fortran_order' and 'shape'", quote(name, len).text, (size_t)(key_at - p->file));
+        if (p->seen[key])
+            return refuse(p, "its header has '%s' twice (again at byte %zu)", key_names[key], (size_t)(key_at - p->file));
+        p->seen[key] = true;
+        skip_space(p);
+        if (!take(p, ':'))
+            return expected(p, p->at, "':'");
+        skip_space(p);
+        if (parse_value(p, key))
+            return NPY_BAD_FILE;
+        skip_space(p);
+        if (!take(p, ',') && (p->at == p->end || *p->at != '}'))
+            return expected(p, p->at, "',' or '}'");
+    }
+    skip_space(p);
+    if (p->at != p->end)
+        return expected(p, p->at, "the padding (spaces and a newline)");
+    if (p->end[-1] != '\n')
+        return refuse(p, "its header does not end with a newline, as the format requires");
+    for (int key = 0; key < N_KEYS; key++)
+        if (!p->seen[key])
+            return refuse(p, "its header has no '%s'", key_names[key]);
+    return 0;
+}
+
+/* The values, judged: the logits' type, their order and their shape, which must fit the kernels
+ * (a row's index is an int) and whose byte count must fit a size_t. */
+static int check_values(const dict_parser *p, npy_logits *out, size_t *data_bytes)
+{
+    static const struct {
+        const char *descr;
+        logit_dtype dtype;
+    } types[] = {{"<f4", DTYPE_F32}, {"<f2", DTYPE_F16}, {"<V2", DTYPE_BF16}, {"|V2", DTYPE_BF16}};
+    size_t t = 0;
+    while (t < sizeof types / sizeof types[0] &&
+           !(strlen(types[t].descr) == p->descr_len && memcmp(types[t].descr, p->descr, p->descr_len) == 0))
+        t++;
+    if (t == sizeof types / sizeof types[0])
+        return refuse(p, "its element type '%s' is not float32 ('<f4'), float16 ('<f2') or bfloat16 ('<V2')",
+                      quote(p->descr, p->descr_len).text);
+    out->dtype = types[t].dtype;
+    if (p->fortran_order)
+        return refuse(p, "Fortran order is not supported: save np.ascontiguousarray(x) instead");
+    if (p->ndim < 2 || p->ndim > NPY_MAX_DIMS)
+        return refuse(p, "its shape has %d dimension(s); expected [B,T,V] or [R,V]", p->ndim);
+    out->ndim = p->ndim;
+    memcpy(out->shape, p->shape, sizeof out->shape);
     out->cols = out->shape[out->ndim - 1];
     out->rows = 1;
-    for (int d = 0; d < out->ndim - 1; d++) {
-        out->rows *= out->shape[d];
-        if (out->rows > (1ull << 40) / out->cols)
-            return fail(err, err_len, "its shape has more than 2^40 elements");
+    bool fits = true;
+    for (int d = 0; d < out->ndim; d++) {
+        if (out->shape[d] == 0)
+            return refuse(p, "its shape %s has a dimension of length 0: there are no logits", print_shape(out).text);
+        if (d < out->ndim - 1)
+            fits = fits && multiply(out->rows, out->shape[d], &out->rows);
     }
     if (out->cols > INT32_MAX)
-        return fail(err, err_len, "its rows have more than 2^31 - 1 elements");
+        return refuse(p, "its rows have %zu logits (V), more than the kernels' limit of 2^31 - 1", out->cols);
+    size_t elements;
+    if (!fits || !multiply(out->rows, out->cols, &elements) || !multiply(elements, dtype_size(out->dtype), data_bytes))
+        return refuse(p, "its shape %s needs more than %zu bytes (SIZE_MAX)", print_shape(out).text,
+                      (size_t)SIZE_MAX);
+    return 0;
+}
+
+/* Reads the preamble and the header from the first n bytes of a file: out gets everything but
+ * the data, *data_offset where the data starts and *data_bytes how long the shape says it is. */
+static int parse_head(const unsigned char *file, size_t n, npy_logits *out, size_t *data_offset,
+                      size_t *data_bytes, char *err, size_t err_len)
+{
+    if (n < sizeof magic || memcmp(file, magic, sizeof magic) != 0)
+        return report(NPY_BAD_FILE, err, err_len, "it does not start like a .npy file");
+    if (n < 8)
+        return report(NPY_BAD_FILE, err, err_len, "its header is cut short");
+    const int major = file[6], minor = file[7];
+    if (major < 1 || major > 3 || minor != 0)
+        return report(NPY_BAD_FILE, err, err_len, "its format version %d.%d is not one numpy reads (1.0, 2.0 or 3.0)",
+                      major, minor);
+    /* The header's length: 2 bytes in version 1.0, 4 in 2.0 and 3.0, little-endian. */
+    const size_t length_bytes = major == 1 ? 2 : 4, start = 8 + length_bytes;
+    if (n < start)
+        return report(NPY_BAD_FILE, err, err_len, "its header is cut short");
+    size_t header_len = 0;
+    for (size_t i = 0; i < length_bytes; i++)
+        header_len |= (size_t)file[8 + i] << (8 * i);
+    if (header_len > NPY_MAX_HEADER)
+        return report(NPY_BAD_FILE, err, err_len, "its header is %zu bytes, more than numpy reads (%d)", header_len,
+                      NPY_MAX_HEADER);
+    if (n - start < header_len)
+        return report(NPY_BAD_FILE, err, err_len, "its header is cut short: %zu of its %zu bytes", n - start,
+                      header_len);
+    dict_parser p = {.file = file, .at = file + start, .end = file + start + header_len, .version = major,
+                     .err = err, .err_len = err_len};
+    const int rc = parse_dict(&p);
+    if (rc)
+        return rc;
+    *data_offset = start + header_len;
+    return check_values(&p, out, data_bytes);
+}
+
+/* The header from `head` (the file's first head_n bytes), the file's length against it, and room
+ * for the data in out->data. */
+static int prepare(const unsigned char *head, size_t head_n, size_t file_size, npy_logits *out,
+                   size_t *data_offset, size_t *data_bytes, char *err, size_t err_len)
+{
+    const int rc = parse_head(head, head_n, out, data_offset, data_bytes, err, err_len);
+    if (rc)
+        return rc;
+    if (file_size - *data_offset != *data_bytes)
+        return report(NPY_BAD_FILE, err, err_len, "its shape needs %zu bytes of data, the file has %zu", *data_bytes,
+                      file_size - *data_offset);
+    out->data = malloc(*data_bytes);
+    if (!out->data)
+        return report(NPY_HOST_FAILED, err, err_len, "out of host memory for its %zu bytes of data", *data_bytes);
+    return 0;
+}
+
+int npy_parse_logits(const void *bytes, size_t n, npy_logits *out, char *err, size_t err_len)
+{
+    memset(out, 0, sizeof *out);
+    size_t offset, data_bytes;
+    const int rc = prepare(bytes, n < NPY_MAX_PREAMBLE + NPY_MAX_HEADER ? n : NPY_MAX_PREAMBLE + NPY_MAX_HEADER, n,
+                           out, &offset, &data_bytes, err, err_len);
+    if (rc == 0)
+        memcpy(out->data, (const unsigned char *)bytes + offset, data_bytes);
+    return rc;
+}
+
+static int read_failed(FILE *f, char *err, size_t err_len)
+{
+    if (ferror(f))
+        return report(NPY_HOST_FAILED, err, err_len, "reading it failed: %s", strerror(errno));
+    return report(NPY_HOST_FAILED, err, err_len, "it got shorter while it was being read");
+}
+
+static int read_open_file(FILE *f, npy_logits *out, char *err, size_t err_len)
+{
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0)
+        return report(NPY_HOST_FAILED, err, err_len, "its size cannot be read: %s", strerror(errno));
+    if (!S_ISREG(st.st_mode))
+        return report(NPY_BAD_FILE, err, err_len, "it is not a regular file (a directory or a pipe?)");
+    const size_t size = (size_t)st.st_size;
+    unsigned char head[NPY_MAX_PREAMBLE + NPY_MAX_HEADER];
+    const size_t head_n = size < sizeof head ? size : sizeof head;
+    if (fread(head, 1, head_n, f) != head_n)
+        return read_failed(f, err, err_len);
+    size_t offset, data_bytes;
+    const int rc = prepare(head, head_n, size, out, &offset, &data_bytes, err, err_len);
+    if (rc)
+        return rc;
+    if (fseek(f, (long)offset, SEEK_SET) != 0 || fread(out->data, 1, data_bytes, f) != data_bytes)
+        return read_failed(f, err, err_len);
     return 0;
 }
 
 int npy_read_logits(const char *path, npy_logits *out, char *err, size_t err_len)
 {
-    char what[512];
     memset(out, 0, sizeof *out);
     FILE *f = fopen(path, "rb");
     if (!f)
-        return fail(err, err_len, "cannot read it: %s", strerror(errno));
-
-    unsigned char pre[12];
-    char *header = NULL;
-    int rc = -1;
-    size_t header_len, data_offset;
-    if (fread(pre, 1, 10, f) != 10 || memcmp(pre, magic, 6) != 0) {
-        snprintf(what, sizeof what, "it does not start like a .npy file");
-        goto bad;
-    }
-    if (pre[6] == 1) {
-        header_len = pre[8] | (size_t)pre[9] << 8;
-        data_offset = 10 + header_len;
-    } else if (pre[6] == 2 || pre[6] == 3) {
-        if (fread(pre + 10, 1, 2, f) != 2) {
-            snprintf(what, sizeof what, "its header is cut short");
-            goto bad;
-        }
-        header_len = pre[8] | (size_t)pre[9] << 8 | (size_t)pre[10] << 16 | (size_t)pre[11] << 24;
-        data_offset = 12 + header_len;
-    } else {
-        snprintf(what, sizeof what, "its format version %d is not one numpy writes (1, 2, 3)", pre[6]);
-        goto bad;
-    }
-    if (header_len > NPY_MAX_HEADER) {
-        snprintf(what, sizeof what, "its header claims %zu bytes", header_len);
-        goto bad;
-    }
-    header = malloc(header_len + 1);
-    if (!header || fread(header, 1, header_len, f) != header_len) {
-        snprintf(what, sizeof what, "its header is cut short");
-        goto bad;
-    }
-    header[header_len] = '\0';
-    if (parse_header(header, out, what, sizeof what))
-        goto bad;
-
-    const size_t bytes = out->rows * out->cols * dtype_size(out->dtype);
-    if (fseek(f, 0, SEEK_END) || ftell(f) < 0) {
-        snprintf(what, sizeof what, "its size cannot be read");
-        goto bad;
-    }
-    const size_t file_bytes = (size_t)ftell(f);
-    if (file_bytes != data_offset + bytes) {
-        snprintf(what, sizeof what, "its shape needs %zu bytes of data, the file has %zu", bytes,
-                 file_bytes > data_offset ? file_bytes - data_offset : 0);
-        goto bad;
-    }
-    out->data = malloc(bytes);
-    if (!out->data || fseek(f, (long)data_offset, SEEK_SET) || fread(out->data, 1, bytes, f) != bytes) {
-        snprintf(what, sizeof what, out->data ? "its data cannot be read" : "no host memory for its data");
-        goto bad;
-    }
-    rc = 0;
-bad:
-    if (rc) {
-        fail(err, err_len, "%s", what);
-        free(out->data);
-        out->data = NULL;
-    }
-    free(header);
+        return report(NPY_BAD_FILE, err, err_len, "cannot read it: %s", strerror(errno));
+    const int rc = read_open_file(f, out, err, err_len);
     fclose(f);
+    if (rc)
+        npy_logits_free(out);
     return rc;
 }
 
@@ -201,10 +466,10 @@ int npy_write(const char *path, const char *descr, size_t elem_size, const size_
 
     FILE *f = fopen(path, "wb");
     if (!f)
-        return fail(err, err_len, "cannot write '%s': %s", path, strerror(errno));
+        return report(-1, err, err_len, "cannot write '%s': %s", path, strerror(errno));
     const int bad = fwrite(pre, 1, 10, f) != 10 || fwrite(dict, 1, (size_t)len, f) != (size_t)len ||
                     fwrite(data, elem_size, count, f) != count;
     if (fclose(f) || bad)
-        return fail(err, err_len, "writing '%s' failed", path);
+        return report(-1, err, err_len, "writing '%s' failed", path);
     return 0;
 }

@@ -16,18 +16,35 @@ extern "C" {
 
 #define NPY_MAX_DIMS 3
 
+/* numpy's own limit on the dict's length (np.load's max_header_size); a longer one is refused. */
+#define NPY_MAX_HEADER 10000
+
+/* What a failed read returns: the file's fault (the user fixes the file: a usage error, exit 2),
+ * or the machine's (host memory ran out or reading failed part way: exit 1). */
+#define NPY_BAD_FILE (-1)
+#define NPY_HOST_FAILED (-2)
+
 typedef struct {
     logit_dtype dtype;
     int ndim;                   /* 2 ([R,V]) or 3 ([B,T,V]) */
-    size_t shape[NPY_MAX_DIMS];
+    size_t shape[NPY_MAX_DIMS]; /* each at least 1; shape[ndim - 1] (V) at most 2^31 - 1 */
     size_t rows, cols;          /* cols: the last dimension (V); rows: the product of the others */
     void *data;                 /* rows x cols elements of dtype, row-major */
 } npy_logits;
 
-/* Reads logits: '<f4' (float32), '<f2' (fp16), or '<V2' (bf16: numpy has no bfloat16 of its own, and
- * ml_dtypes' bfloat16, the one JAX and others use, is saved as 2-byte raw elements). Returns 0, or
- * -1 with one line in err saying what is wrong with the file (without its name). */
+/* Reads logits: '<f4' (float32), '<f2' (fp16), or '<V2' or '|V2' (bf16: numpy has no bfloat16 of
+ * its own; ml_dtypes' bfloat16, the one JAX and others use, is saved as '<V2', and numpy's 2-byte
+ * void as '|V2'). Format versions 1.0, 2.0 and 3.0; the header is the dict numpy writes, parsed
+ * as a Python literal (see npy.c for the grammar), with exactly the keys 'descr', 'fortran_order'
+ * (False) and 'shape' (2 or 3 dimensions), and the file holds exactly the bytes its shape needs.
+ * Returns 0, or NPY_BAD_FILE or NPY_HOST_FAILED with one printable line in err saying what is
+ * wrong (without the file's name; what it quotes from the file is escaped and cut short). On
+ * failure out->data is NULL. */
 int npy_read_logits(const char *path, npy_logits *out, char *err, size_t err_len);
+
+/* The same for a whole file already in memory: n bytes at `bytes`. out->data is a copy. */
+int npy_parse_logits(const void *bytes, size_t n, npy_logits *out, char *err, size_t err_len);
+
 void npy_logits_free(npy_logits *a);
 
 /* Writes an array of `ndim` dimensions whose elements are `descr` ('<i4' or '<f4', elem_size bytes

@@ -1,15 +1,9 @@
 /* The CPU side of stage 06: the fp64 top-K reference against values worked out by hand, its
- * verification catching planted mistakes, the 16-bit conversions, and .npy files in and out. */
-#define _POSIX_C_SOURCE 200809L
+ * verification catching planted mistakes, and the 16-bit conversions (.npy files: test_npy.c). */
 #include <criterion/criterion.h>
 #include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 
 #include "../common/dtype.h"
-#include "../common/npy.h"
 #include "../common/topk.h"
 
 Test(topk_reference, hand_worked_row_with_ties_and_a_masked_entry)
@@ -114,131 +108,4 @@ Test(dtype, encode_leaves_exactly_the_stored_values)
     encode_logits(x, h, 3, DTYPE_BF16);
     for (int i = 0; i < 3; i++)
         cr_expect_eq(bf16_to_float(h[i]), x[i]);
-}
-
-static char *temp_path(const char *name)
-{
-    static char path[256];
-    snprintf(path, sizeof path, "/tmp/topk-test-%d-%s", (int)getpid(), name);
-    return path;
-}
-
-static void write_bytes(const char *path, const void *bytes, size_t n)
-{
-    FILE *f = fopen(path, "wb");
-    cr_assert_not_null(f);
-    cr_assert_eq(fwrite(bytes, 1, n, f), n);
-    fclose(f);
-}
-
-Test(npy, float32_round_trip_and_numpy_header_layout)
-{
-    const float x[2 * 3 * 4] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, -1, -2, -3, -4, -5, -6, -7, -8, -9, -10, -11, 0.5f};
-    const size_t shape[3] = {2, 3, 4};
-    char err[256];
-    const char *path = temp_path("f32.npy");
-    cr_assert_eq(npy_write(path, "<f4", 4, shape, 3, x, err, sizeof err), 0, "%s", err);
-
-    /* The header is the one np.save writes: version 1.0, the dict, padded to 64 bytes. */
-    char head[129] = {0};
-    FILE *f = fopen(path, "rb");
-    cr_assert_eq(fread(head, 1, 128, f), 128);
-    fclose(f);
-    char want[129];
-    snprintf(want, sizeof want, "%-117s\n", "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3, 4), }");
-    cr_expect_str_eq(head + 10, want, "byte for byte what np.save writes");
-
-    npy_logits a;
-    cr_assert_eq(npy_read_logits(path, &a, err, sizeof err), 0, "%s", err);
-    cr_expect_eq(a.dtype, DTYPE_F32);
-    cr_expect_eq(a.ndim, 3);
-    cr_expect_eq(a.rows, 6);
-    cr_expect_eq(a.cols, 4);
-    cr_expect_arr_eq(a.data, x, sizeof x);
-    npy_logits_free(&a);
-    remove(path);
-}
-
-Test(npy, one_dimension_keeps_its_trailing_comma)
-{
-    const int v[5] = {1, 2, 3, 4, 5};
-    const size_t shape[1] = {5};
-    char err[256], head[129] = {0};
-    const char *path = temp_path("1d.npy");
-    cr_assert_eq(npy_write(path, "<i4", 4, shape, 1, v, err, sizeof err), 0);
-    FILE *f = fopen(path, "rb");
-    cr_assert_eq(fread(head, 1, 128, f), 128);
-    fclose(f);
-    cr_expect(strstr(head + 10, "'shape': (5,), }") != NULL, "%s", head + 10);
-    remove(path);
-}
-
-/* A v1.0 .npy with this header text (padded as numpy pads it) and these data bytes. */
-static void write_npy(const char *path, const char *dict, const void *data, size_t data_bytes)
-{
-    unsigned char buf[512] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0};
-    size_t len = strlen(dict);
-    memcpy(buf + 10, dict, len);
-    while ((10 + len + 1) % 64)
-        buf[10 + len++] = ' ';
-    buf[10 + len++] = '\n';
-    buf[8] = (unsigned char)len, buf[9] = (unsigned char)(len >> 8);
-    memcpy(buf + 10 + len, data, data_bytes);
-    write_bytes(path, buf, 10 + len + data_bytes);
-}
-
-Test(npy, sixteen_bit_logits_as_numpy_and_ml_dtypes_write_them)
-{
-    const uint16_t h[4] = {0x3C00, 0xC000, 0x3F80, 0x4000};
-    char err[256];
-    npy_logits a;
-    const char *path = temp_path("16.npy");
-    write_npy(path, "{'descr': '<f2', 'fortran_order': False, 'shape': (1, 4), }", h, sizeof h);
-    cr_assert_eq(npy_read_logits(path, &a, err, sizeof err), 0, "%s", err);
-    cr_expect_eq(a.dtype, DTYPE_F16);
-    npy_logits_free(&a);
-    write_npy(path, "{'descr': '<V2', 'fortran_order': False, 'shape': (2, 2), }", h, sizeof h);
-    cr_assert_eq(npy_read_logits(path, &a, err, sizeof err), 0, "%s", err);
-    cr_expect_eq(a.dtype, DTYPE_BF16);
-    cr_expect_eq(a.rows, 2);
-    npy_logits_free(&a);
-    remove(path);
-}
-
-Test(npy, malformed_files_are_one_line_each)
-{
-    static const struct {
-        const char *dict;
-        size_t data_bytes;
-        const char *message;
-    } cases[] = {
-        {"{'descr': '<f8', 'fortran_order': False, 'shape': (2, 2), }", 32, "element type '<f8'"},
-        {"{'descr': '>f4', 'fortran_order': False, 'shape': (2, 2), }", 16, "element type '>f4'"},
-        {"{'descr': '<f4', 'fortran_order': True, 'shape': (2, 2), }", 16, "not in C (row-major) order"},
-        {"{'descr': '<f4', 'fortran_order': False, 'shape': (4,), }", 16, "1 dimension(s)"},
-        {"{'descr': '<f4', 'fortran_order': False, 'shape': (2, 0), }", 0, "empty or absurd dimension"},
-        {"{'descr': '<f4', 'fortran_order': False, 'shape': (1, 2, 3, 4), }", 96, "not [B,T,V] or [R,V]"},
-        {"{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }", 12, "needs 16 bytes of data, the file has 12"},
-        {"{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }", 20, "needs 16 bytes of data, the file has 20"},
-        {"{'fortran_order': False, 'shape': (2, 2), }", 16, "no 'descr'"},
-    };
-    const float zeros[32] = {0};
-    const char *path = temp_path("bad.npy");
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        char err[512];
-        npy_logits a;
-        write_npy(path, cases[i].dict, zeros, cases[i].data_bytes);
-        cr_expect_eq(npy_read_logits(path, &a, err, sizeof err), -1, "%s", cases[i].dict);
-        cr_expect(strstr(err, cases[i].message) != NULL, "%s: %s", cases[i].dict, err);
-        cr_expect(strchr(err, '\n') == NULL, "one line: %s", err);
-        cr_expect_null(a.data);
-    }
-    write_bytes(path, "PK\3\4 not a npy file", 20);
-    char err[512];
-    npy_logits a;
-    cr_expect_eq(npy_read_logits(path, &a, err, sizeof err), -1);
-    cr_expect(strstr(err, "does not start like a .npy file") != NULL, "%s", err);
-    remove(path);
-    cr_expect_eq(npy_read_logits("/nonexistent/x.npy", &a, err, sizeof err), -1);
-    cr_expect(strstr(err, "cannot read it: ") != NULL, "%s", err);
 }

@@ -1,0 +1,108 @@
+#include "oracle.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+bool one_printable_line(const char *s)
+{
+    for (const char *c = s; *c; c++)
+        if (*c < ' ' || *c > '~')
+            return false;
+    return *s != '\0';
+}
+
+static const char *npy_broken(const uint8_t *data, size_t n, int rc, const npy_logits *a, const char *err)
+{
+    if (rc == NPY_BAD_FILE || rc == NPY_HOST_FAILED) {
+        if (a->data)
+            return "a failed read left data behind";
+        return one_printable_line(err) ? NULL : "the error is not one printable line";
+    }
+    if (rc != 0)
+        return "npy_parse_logits returned something other than 0, NPY_BAD_FILE or NPY_HOST_FAILED";
+    if (a->ndim < 2 || a->ndim > NPY_MAX_DIMS || a->cols != a->shape[a->ndim - 1] || a->cols > INT32_MAX)
+        return "the shape is not [R,V] or [B,T,V] with V < 2^31";
+    size_t rows = 1;
+    for (int d = 0; d < a->ndim - 1; d++)
+        rows *= a->shape[d];
+    const size_t size = dtype_size(a->dtype), bytes = a->rows * a->cols * size;
+    if (rows != a->rows || a->rows == 0 || a->cols == 0 || bytes / size / a->cols != a->rows)
+        return "rows is not the product of the leading dimensions, or rows x V x size overflows";
+    if (bytes > n || memcmp(a->data, data + (n - bytes), bytes) != 0)
+        return "the data is not the input's last rows x V x size bytes";
+    return NULL;
+}
+
+const char *npy_run(const uint8_t *data, size_t n, npy_logits *a, int *rc, char *err, size_t err_len)
+{
+    *err = '\0';
+    *rc = npy_parse_logits(data, n, a, err, err_len);
+    return npy_broken(data, n, *rc, a, err);
+}
+
+/* The command line in one block for free(): argv (at most n + 1 arguments after "run", and the
+ * NULL after the last), then the bytes as strings. */
+static char **split_args(const uint8_t *data, size_t n, int *argc)
+{
+    char **argv = malloc((n + 3) * sizeof *argv + n + 1);
+    char *text = (char *)(argv + n + 3);
+    memcpy(text, data, n);
+    text[n] = '\0';
+    *argc = 0;
+    argv[(*argc)++] = "run";
+    for (size_t start = 0, i = 0; i <= n; i++)
+        if (i == n ? i > start : text[i] == '\0' || text[i] == '\n') {
+            text[i] = '\0';
+            argv[(*argc)++] = text + start;
+            start = i + 1;
+        }
+    argv[*argc] = NULL;
+    return argv;
+}
+
+static const char *cli_broken(cli_status st, const cli_options *o, const char *err)
+{
+    if (st == CLI_HELP)
+        return NULL;
+    if (st == CLI_ERROR)
+        return *err && !strchr(err, '\n') ? NULL : "the error is not one line";
+    if (st != CLI_OK)
+        return "cli_parse returned something other than CLI_OK, CLI_HELP or CLI_ERROR";
+    if (o->n_sizes < 0 || o->n_sizes > CLI_MAX_SIZES)
+        return "n_sizes is outside 0..CLI_MAX_SIZES";
+    for (int i = 0; i < o->n_sizes; i++)
+        if (o->sizes[i] == 0)
+            return "a size is 0";
+    if ((o->rows == 0) != (o->cols == 0))
+        return "--rows without --cols, or --cols without --rows";
+    if ((o->rows && o->n_sizes) || (o->input_path && (o->rows || o->n_sizes)))
+        return "--n/--sizes, --rows/--cols and --input together";
+    if (!isfinite(o->input.lo) || !isfinite(o->input.hi) || !(o->input.lo < o->input.hi))
+        return "the range is not finite LO < HI";
+    if (o->input.dist != DIST_UNIFORM && o->input.dist != DIST_NORMAL && o->input.dist != DIST_OUTLIERS)
+        return "an unknown distribution";
+    if (o->iters < 1 || o->warmup < 0)
+        return "iters below 1 or warmup below 0";
+    if (o->k < 0)
+        return "k is negative (0 is not given)";
+    if (o->dtype != DTYPE_F32 && o->dtype != DTYPE_BF16 && o->dtype != DTYPE_F16)
+        return "an unknown dtype";
+    if ((o->csv_path && !*o->csv_path) || (o->input_path && !*o->input_path) ||
+        (o->output_prefix && !*o->output_prefix))
+        return "an empty file name";
+    return NULL;
+}
+
+const char *cli_run(const uint8_t *data, size_t n, cli_status *st, char *err, size_t err_len)
+{
+    int argc;
+    char **argv = split_args(data, n, &argc);
+    cli_options o;
+    cli_defaults(&o);
+    *err = '\0';
+    *st = cli_parse(argc, argv, &o, err, err_len);
+    const char *broken = cli_broken(*st, &o, err);
+    free(argv);
+    return broken;
+}
