@@ -182,8 +182,9 @@ int main(int argc, char **argv)
     npy_logits file;
     char err[700];
     if (o->input_path) {
-        if (npy_read_logits(o->input_path, &file, err, sizeof err))
-            die(EXIT_USAGE, "--input %s: %s", o->input_path, err);
+        const int read = npy_read_logits(o->input_path, &file, err, sizeof err);
+        if (read)
+            die(read == NPY_HOST_FAILED ? 1 : EXIT_USAGE, "--input %s: %s", o->input_path, err);
         if (o->dtype_given && o->dtype != file.dtype)
             die(EXIT_USAGE, "--dtype %s: the file's logits are %s", dtype_name(o->dtype), dtype_name(file.dtype));
     }
