@@ -10,7 +10,7 @@ DEPS_PACKAGES := libcriterion-dev gnuplot-nox
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
 # (stageN is a pattern rule, so it is not listed as phony: make skips pattern rules for those)
-.PHONY: all help test-build test sanitize fuzz plots deps clean $(STAGES)
+.PHONY: all help test-build test stress sanitize fuzz plots deps clean $(STAGES)
 
 all: $(STAGES)
 
@@ -20,6 +20,8 @@ help:
 	@echo "                         (./run is the stage built last; 'cd 0N_* && make && ./run' works too)"
 	@echo "  make                   build every stage: $(STAGES)"
 	@echo "  make test              build and run the Criterion tests (GPU tests skip with no GPU)"
+	@echo "  make stress            the random sweep of every stage, STRESS_CASES cases a stage from a fresh seed"
+	@echo "                         (printed; SWEEP_SEED=S make stress runs that seed again; needs a GPU)"
 	@echo "  make sanitize          every stage under compute-sanitizer memcheck, racecheck, synccheck (needs a GPU)"
 	@echo "  make fuzz              the .npy reader and the command line under libFuzzer, FUZZ_SECONDS each (needs clang)"
 	@echo "  make plots             regenerate charts and the tables in EXPERIMENTS.md from plots/data/*.csv"
@@ -31,6 +33,7 @@ help:
 	@echo "  NVCC=/path/to/nvcc     the CUDA compiler (default: nvcc on PATH, then /usr/local/cuda)"
 	@echo "  NVCC_EXTRA=-Xptxas=-v  extra nvcc flags, e.g. the register and shared-memory report"
 	@echo "  FUZZ_SECONDS=60        how long make fuzz runs each fuzz target; FUZZ_CC=clang: its compiler"
+	@echo "  STRESS_CASES=10000     cases a stage in make stress (make test runs 1000, from seed 2026)"
 
 $(STAGES):
 	$(MAKE) -C $@
@@ -48,6 +51,15 @@ test-build: $(STAGES)
 
 test: test-build
 	tests/build/run_tests --verbose
+
+# The random sweep of tests/test_sweep.c (tests/sweep.h), longer than in make test and from a fresh
+# seed, which it prints first: a failure is run again with SWEEP_SEED=<that seed> make stress, or one
+# case alone as the failure's message says.
+STRESS_CASES ?= 10000
+stress: test-build
+	@seed=$${SWEEP_SEED:-$$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}; \
+	echo "stress: SWEEP_SEED=$$seed SWEEP_CASES=$(STRESS_CASES)"; \
+	SWEEP_SEED=$$seed SWEEP_CASES=$(STRESS_CASES) tests/build/run_tests --verbose --filter 'sweep/stage*'
 
 # compute-sanitizer on every stage at small shapes, and on the tests of stage 06's rare rows.
 sanitize: test-build

@@ -18,16 +18,23 @@ static inline gpu_info open_or_skip(void)
     return gpu;
 }
 
-/* Runs `v` on the case with fresh workspace, if it handles the case, and expects the reference's
- * answer: the same indices, and every probability within the tolerance. */
-static inline void expect_variant_passes(const topk_variant *v, topk_case *c, int k, const char *what)
+/* Runs `v` with top-k on the case with fresh workspace, and verifies it. */
+static inline topk_check check_topk(const topk_variant *v, topk_case *c, int k)
 {
-    if (!topk_supports(v, c, k))
-        return;
     void *workspace = topk_workspace_alloc(v, c, k);
     int launches;
     const topk_check r = topk_case_check(c, v, k, workspace, &launches);
     cudaFree(workspace);
+    return r;
+}
+
+/* Runs `v` on the case, if it handles the case, and expects the reference's answer: the same
+ * indices, and every probability within the tolerance. */
+static inline void expect_variant_passes(const topk_variant *v, topk_case *c, int k, const char *what)
+{
+    if (!topk_supports(v, c, k))
+        return;
+    const topk_check r = check_topk(v, c, k);
     cr_expect(r.pass, "%s, %s %zu x %zu K=%d %s: %zu index errors, %zu probability failures (first bad row %zu), max rel err %.3g",
               v->name, dtype_name(c->dtype), c->rows, c->cols, k, what, r.index_errors, r.prob_failures,
               r.first_bad_row, r.max_rel_err);
