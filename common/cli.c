@@ -1,5 +1,6 @@
 #include "cli.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -30,31 +31,37 @@ static cli_status fail(char *err, size_t err_len, const char *fmt, ...)
     return CLI_ERROR;
 }
 
-int cli_parse_count(const char *text, size_t *out)
+/* The whole number `text` starts with, in *value when it is at most max; returns where its digits
+ * end, or NULL. Digits only: strtoull alone would skip leading spaces and take a sign, reading
+ * ' -1' as 2^64 - 1. */
+static const char *whole_number(const char *text, unsigned long long max, unsigned long long *value)
 {
+    if (*text < '0' || *text > '9')
+        return NULL;
     char *end;
     errno = 0;
-    if (*text < '0' || *text > '9')
+    const unsigned long long v = strtoull(text, &end, 10);
+    if (errno || v > max)
+        return NULL;
+    *value = v;
+    return end;
+}
+
+int cli_parse_count(const char *text, size_t *out)
+{
+    unsigned long long mantissa, exponent = 0;
+    const char *end = whole_number(text, SIZE_MAX, &mantissa);
+    if (!end)
         return -1;
-    unsigned long long mantissa = strtoull(text, &end, 10);
-    if (errno || end == text)
-        return -1;
-    unsigned exponent = 0;
     if (*end == 'K' || *end == 'k')
         exponent = 3, end++;
     else if (*end == 'M' || *end == 'm')
         exponent = 6, end++;
     else if (*end == 'G' || *end == 'g')
         exponent = 9, end++;
-    else if (*end == 'e' || *end == 'E') {
-        char *digits = end + 1;
-        if (*digits < '0' || *digits > '9')
-            return -1;
-        exponent = (unsigned)strtoul(digits, &end, 10);
-        if (exponent > 18)
-            return -1;
-    }
-    if (*end != '\0' || mantissa == 0)
+    else if (*end == 'e' || *end == 'E')
+        end = whole_number(end + 1, 18, &exponent);
+    if (!end || *end != '\0' || mantissa == 0)
         return -1;
     for (unsigned i = 0; i < exponent; i++) {
         if (mantissa > (unsigned long long)SIZE_MAX / 10)
@@ -65,27 +72,34 @@ int cli_parse_count(const char *text, size_t *out)
     return 0;
 }
 
-static int parse_int(const char *text, long lo, long hi, int *out)
+/* A whole number from lo to hi (0 <= lo), digits only. */
+static int parse_int(const char *text, int lo, int hi, int *out)
 {
-    char *end;
-    errno = 0;
-    long v = strtol(text, &end, 10);
-    if (errno || end == text || *end != '\0' || v < lo || v > hi)
+    unsigned long long v;
+    const char *end = whole_number(text, (unsigned long long)hi, &v);
+    if (!end || *end != '\0' || v < (unsigned long long)lo)
         return -1;
     *out = (int)v;
     return 0;
 }
 
+/* A finite number that `text` starts with, in *out, and where it ends in *end. No leading space
+ * (strtod would skip it). */
+static int parse_number(const char *text, char **end, double *out)
+{
+    if (isspace((unsigned char)*text))
+        return -1;
+    errno = 0;
+    *out = strtod(text, end);
+    return errno || *end == text || !isfinite(*out) ? -1 : 0;
+}
+
 static int parse_range(const char *text, double *lo, double *hi)
 {
     char *end;
-    errno = 0;
-    double a = strtod(text, &end);
-    if (errno || end == text || *end != ':')
-        return -1;
-    const char *second = end + 1;
-    double b = strtod(second, &end);
-    if (errno || end == second || *end != '\0' || !isfinite(a) || !isfinite(b) || !(a < b))
+    double a, b;
+    if (parse_number(text, &end, &a) || *end != ':' || parse_number(end + 1, &end, &b) || *end != '\0' ||
+        !(a < b))
         return -1;
     *lo = a;
     *hi = b;
@@ -172,11 +186,11 @@ cli_status cli_parse(int argc, char **argv, cli_options *opts, char *err, size_t
             if (parse_int(value, 0, 100000, &opts->warmup))
                 return fail(err, err_len, "--warmup: expected a whole number from 0 to 100000, got '%s'", value);
         } else if (strcmp(name, "--seed") == 0) {
-            char *end;
-            errno = 0;
-            unsigned long long seed = strtoull(value, &end, 10);
-            if (errno || end == value || *end != '\0' || *value == '-')
-                return fail(err, err_len, "--seed: expected a non-negative whole number, got '%s'", value);
+            unsigned long long seed;
+            const char *end = whole_number(value, UINT64_MAX, &seed);
+            if (!end || *end != '\0')
+                return fail(err, err_len, "--seed: expected a whole number from 0 to %llu, got '%s'",
+                            (unsigned long long)UINT64_MAX, value);
             opts->seed = seed;
         } else if (strcmp(name, "--rows") == 0 || strcmp(name, "--cols") == 0) {
             size_t *dst = strcmp(name, "--rows") == 0 ? &opts->rows : &opts->cols;

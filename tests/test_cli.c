@@ -50,6 +50,10 @@ Test(cli, parses_every_flag)
     cr_expect_eq(o.seed, 42);
     cr_expect_str_eq(o.csv_path, "out.csv");
     cr_expect_str_eq(o.variant, "fused");
+    cr_assert_eq(PARSE(&o, "--seed", "18446744073709551615", "--range", "-1e3:+5"), CLI_OK, "%s", err);
+    cr_expect_eq(o.seed, UINT64_MAX);
+    cr_expect_eq(o.input.lo, -1000.0);
+    cr_expect_eq(o.input.hi, 5.0);
 }
 
 Test(cli, parses_a_size_list)
@@ -68,7 +72,8 @@ Test(cli, counts)
     cr_expect(cli_parse_count("4097", &v) == 0 && v == 4097);
     cr_expect(cli_parse_count("10k", &v) == 0 && v == 10000);
     cr_expect(cli_parse_count("1e7", &v) == 0 && v == 10000000);
-    const char *bad[] = {"", "0", "-5", "1.5K", "10X", "K", "1e", "1e99", "5 ", " 5", "99999999999999999999999"};
+    const char *bad[] = {"",   "0",  "-5",  "+5",  "1.5K", "10X", "K", "1e", "1e99", "1e+5", "1e 5", "5 ", " 5",
+                         "99999999999999999999999", "1e4294967301" /* an exponent that wraps an unsigned to 5 */};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         cr_expect_neq(cli_parse_count(bad[i], &v), 0, "'%s' was accepted", bad[i]);
 }
@@ -107,7 +112,16 @@ Test(cli, refuses_malformed_flags)
         {{"--iters", "0"}, 2, "--iters: expected"},
         {{"--iters", "5x"}, 2, "--iters: expected"},
         {{"--warmup", "-1"}, 2, "--warmup: expected"},
-        {{"--seed", "-1"}, 2, "--seed: expected"},
+        {{"--iters", " 5"}, 2, "--iters: expected"},
+        {{"--iters", "+5"}, 2, "--iters: expected"},
+        {{"--warmup", "-0"}, 2, "--warmup: expected"},
+        {{"--k", " 3"}, 2, "--k: expected"},
+        {{"--seed", "-1"}, 2, "--seed: expected a whole number from 0 to 18446744073709551615, got '-1'"},
+        {{"--seed", " -1"}, 2, "--seed: expected a whole number from 0 to 18446744073709551615, got ' -1'"},
+        {{"--seed", "+1"}, 2, "--seed: expected"},
+        {{"--seed", "18446744073709551616"}, 2, "--seed: expected"},
+        {{"--range", " 1:2"}, 2, "--range: expected LO:HI"},
+        {{"--range", "1: 2"}, 2, "--range: expected LO:HI"},
         {{"--csv", ""}, 2, "--csv needs a file name"},
         {{"--rows", "8"}, 2, "--rows and --cols go together"},
         {{"--cols", "0"}, 2, "--cols: expected a positive count"},
