@@ -185,6 +185,9 @@ int main(int argc, char **argv)
         const int read = npy_read_logits(o->input_path, &file, err, sizeof err);
         if (read)
             die(read == NPY_HOST_FAILED ? 1 : EXIT_USAGE, "--input %s: %s", o->input_path, err);
+        if (!cli_shape_fits(file.rows, file.cols))
+            die(EXIT_USAGE, "--input %s: its %zu rows of %zu logits are more than the kernels take (at most %zu rows, "
+                "%zu logits in all)", o->input_path, file.rows, file.cols, CLI_MAX_ROWS, CLI_MAX_ELEMENTS);
         if (o->dtype_given && o->dtype != file.dtype)
             die(EXIT_USAGE, "--dtype %s: the file's logits are %s", dtype_name(o->dtype), dtype_name(file.dtype));
     }

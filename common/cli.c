@@ -47,10 +47,10 @@ static const char *whole_number(const char *text, unsigned long long max, unsign
     return end;
 }
 
-int cli_parse_count(const char *text, size_t *out)
+int cli_parse_count(const char *text, size_t max, size_t *out)
 {
     unsigned long long mantissa, exponent = 0;
-    const char *end = whole_number(text, SIZE_MAX, &mantissa);
+    const char *end = whole_number(text, max, &mantissa);
     if (!end)
         return -1;
     if (*end == 'K' || *end == 'k')
@@ -64,12 +64,18 @@ int cli_parse_count(const char *text, size_t *out)
     if (!end || *end != '\0' || mantissa == 0)
         return -1;
     for (unsigned i = 0; i < exponent; i++) {
-        if (mantissa > (unsigned long long)SIZE_MAX / 10)
+        if (mantissa > max / 10)
             return -1;
         mantissa *= 10;
     }
     *out = (size_t)mantissa;
     return 0;
+}
+
+bool cli_shape_fits(size_t rows, size_t cols)
+{
+    size_t n;
+    return rows <= CLI_MAX_ROWS && size_mul(rows, cols, &n) && n <= CLI_MAX_ELEMENTS;
 }
 
 /* A whole number from lo to hi (0 <= lo), digits only. */
@@ -117,7 +123,7 @@ static int parse_sizes(const char *text, cli_options *opts)
             return -1;
         memcpy(one, item, len);
         one[len] = '\0';
-        if (cli_parse_count(one, &opts->sizes[opts->n_sizes++]))
+        if (cli_parse_count(one, CLI_MAX_ELEMENTS, &opts->sizes[opts->n_sizes++]))
             return -1;
         if (!comma)
             return 0;
@@ -166,12 +172,13 @@ cli_status cli_parse(int argc, char **argv, cli_options *opts, char *err, size_t
 
         if (strcmp(name, "--n") == 0) {
             opts->n_sizes = 1;
-            if (cli_parse_count(value, &opts->sizes[0]))
-                return fail(err, err_len, "--n: expected a positive count like 1000, 10K or 1e6, got '%s'", value);
+            if (cli_parse_count(value, CLI_MAX_ELEMENTS, &opts->sizes[0]))
+                return fail(err, err_len, "--n: expected a count from 1 to %zu, like 1000, 10K or 1e6, got '%s'",
+                            CLI_MAX_ELEMENTS, value);
         } else if (strcmp(name, "--sizes") == 0) {
             if (parse_sizes(value, opts))
-                return fail(err, err_len, "--sizes: expected up to %d positive counts separated by commas, like 1K,1M,1e8, got '%s'",
-                            CLI_MAX_SIZES, value);
+                return fail(err, err_len, "--sizes: expected up to %d counts from 1 to %zu separated by commas, like "
+                            "1K,1M,1e8, got '%s'", CLI_MAX_SIZES, CLI_MAX_ELEMENTS, value);
         } else if (strcmp(name, "--range") == 0) {
             if (parse_range(value, &opts->input.lo, &opts->input.hi))
                 return fail(err, err_len, "--range: expected LO:HI with finite LO < HI, like 500:1000, got '%s'", value);
@@ -193,9 +200,11 @@ cli_status cli_parse(int argc, char **argv, cli_options *opts, char *err, size_t
                             (unsigned long long)UINT64_MAX, value);
             opts->seed = seed;
         } else if (strcmp(name, "--rows") == 0 || strcmp(name, "--cols") == 0) {
-            size_t *dst = strcmp(name, "--rows") == 0 ? &opts->rows : &opts->cols;
-            if (cli_parse_count(value, dst))
-                return fail(err, err_len, "%s: expected a positive count like 8192 or 4K, got '%s'", name, value);
+            const bool rows = strcmp(name, "--rows") == 0;
+            const size_t max = rows ? CLI_MAX_ROWS : CLI_MAX_ELEMENTS;
+            if (cli_parse_count(value, max, rows ? &opts->rows : &opts->cols))
+                return fail(err, err_len, "%s: expected a count from 1 to %zu, like 8192 or 4K, got '%s'", name, max,
+                            value);
         } else if (strcmp(name, "--k") == 0) {
             if (parse_int(value, 1, INT_MAX, &opts->k))
                 return fail(err, err_len, "--k: expected a whole number from 1 to %d, got '%s'", INT_MAX, value);
@@ -217,6 +226,9 @@ cli_status cli_parse(int argc, char **argv, cli_options *opts, char *err, size_t
     }
     if ((opts->rows == 0) != (opts->cols == 0))
         return fail(err, err_len, "--rows and --cols go together");
+    if (opts->rows && !cli_shape_fits(opts->rows, opts->cols))
+        return fail(err, err_len, "--rows x --cols: %zu x %zu is more than %zu elements (a block per 256 of them, "
+                    "at most 2^31 - 1 blocks)", opts->rows, opts->cols, CLI_MAX_ELEMENTS);
     if (opts->rows && opts->n_sizes)
         return fail(err, err_len, "give either --n/--sizes (one softmax over n) or --rows/--cols (one per row), not both");
     if (opts->input_path && (opts->rows || opts->n_sizes))
@@ -237,9 +249,10 @@ void cli_parse_or_exit(int argc, char **argv, cli_options *opts, const char *abo
     case CLI_HELP:
         printf("%s\n"
                "Flags:\n"
-               "  --n N            one size (counts like 1000, 10K, 1M, 1e8)\n"
+               "  --n N            one size (counts like 1000, 10K, 1M, 1e8; at most 256 x (2^31 - 1))\n"
                "  --sizes A,B,...  several sizes, each verified and timed\n"
-               "  --rows R --cols C  R softmaxes of C elements each (stages 04 and later)\n"
+               "  --rows R --cols C  R softmaxes of C elements each (stages 04 and later; R at most\n"
+               "                   2^31 - 1, R x C at most 256 x (2^31 - 1))\n"
                "  --range LO:HI    input range (default 0:10)\n"
                "  --dist D         uniform | normal | outliers (default uniform)\n"
                "  --iters N        timed runs; the table shows their median (default 100)\n"

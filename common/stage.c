@@ -1,5 +1,6 @@
 #include "stage.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -31,6 +32,9 @@ void stage_parse(stage_context *st, int argc, char **argv, const char *about, co
         die(EXIT_USAGE, "--rows/--cols: this stage computes one softmax over the whole array; use --n");
     if (kind == STAGE_TOPK && o->n_sizes)
         die(EXIT_USAGE, "--n/--sizes: this stage works on rows of logits; use --rows (B x T) and --cols (V), or --input");
+    if (kind == STAGE_TOPK && o->cols > INT32_MAX)
+        die(EXIT_USAGE, "--cols %zu: a row holds at most 2147483647 logits (V), which the kernels index with an int",
+            o->cols);
     if (!o->variant)
         return;
     char list[256] = "";

@@ -82,12 +82,39 @@ Test(programs, bad_input_is_one_line_and_exit_2)
     } cases[] = {
         {"--bogus", "run: unknown flag '--bogus' (see --help)\n"},
         {"--range 1000:500", "run: --range: expected LO:HI"},
-        {"--n 0", "run: --n: expected a positive count"},
+        {"--n 0", "run: --n: expected a count from 1 to"},
         {"--variant nope", "run: unknown variant 'nope' (this stage has: "},
+        {"--seed -1", "run: --seed: expected a whole number from 0 to 18446744073709551615, got '-1'"},
+        {"--seed ' -1'", "run: --seed: expected a whole number from 0 to 18446744073709551615, got ' -1'"},
     };
     for (size_t i = 0; i < sizeof stages / sizeof stages[0]; i++)
         for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
             expect_usage_error(stages[i], cases[k].args, cases[k].message);
+}
+
+/* Shapes past the bounds of cli.h, refused before anything is allocated and before the GPU is
+ * opened: with no GPU the message is this one too, not "no CUDA device". */
+Test(programs, shapes_past_the_bounds_are_one_line_and_exit_2)
+{
+    static const struct {
+        const char *stage, *args, *message;
+    } cases[] = {
+        {"06_fused_topk", "--rows 16 --cols 1152921504606846976 --k 10",
+         "run: --cols: expected a count from 1 to 549755813632, like 8192 or 4K, got '1152921504606846976'"},
+        {"06_fused_topk", "--rows 4 --cols 4611686018427387904 --dist outliers", "run: --cols: expected a count from 1"},
+        {"05_online", "--rows 4 --cols 4611686018427387904 --dist outliers", "run: --cols: expected a count from 1"},
+        {"01_naive", "--n 4611686018427387904",
+         "run: --n: expected a count from 1 to 549755813632, like 1000, 10K or 1e6, got '4611686018427387904'"},
+        {"02_multipass", "--sizes 1K,549755813633", "run: --sizes: expected up to 32 counts from 1 to 549755813632"},
+        {"04_warp", "--rows 2147483648 --cols 1", "run: --rows: expected a count from 1 to 2147483647"},
+        {"04_warp", "--rows 1048576 --cols 1048576",
+         "run: --rows x --cols: 1048576 x 1048576 is more than 549755813632 elements (a block per 256 of them, at "
+         "most 2^31 - 1 blocks) (see --help)\n"},
+        {"06_fused_topk", "--rows 1 --cols 2147483648",
+         "run: --cols 2147483648: a row holds at most 2147483647 logits (V), which the kernels index with an int\n"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        expect_usage_error(cases[i].stage, cases[i].args, cases[i].message);
 }
 
 Test(programs, one_softmax_stages_refuse_rows)
