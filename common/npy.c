@@ -437,8 +437,8 @@ void npy_logits_free(npy_logits *a)
     a->data = NULL;
 }
 
-int npy_write(const char *path, const char *descr, size_t elem_size, const size_t *shape, int ndim,
-              const void *data, char *err, size_t err_len)
+int npy_write(FILE *f, const char *descr, size_t elem_size, const size_t *shape, int ndim, const void *data,
+              char *err, size_t err_len)
 {
     char dict[256], dims[160] = "";
     size_t count = 1, bytes;
@@ -460,13 +460,8 @@ int npy_write(const char *path, const char *descr, size_t elem_size, const size_
     dict[len++] = '\n';
     const unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(len & 0xFF),
                                    (unsigned char)(len >> 8)};
-
-    FILE *f = fopen(path, "wb");
-    if (!f)
-        return report(-1, err, err_len, "cannot write '%s': %s", path, strerror(errno));
-    const int bad = fwrite(pre, 1, 10, f) != 10 || fwrite(dict, 1, (size_t)len, f) != (size_t)len ||
-                    fwrite(data, 1, bytes, f) != bytes;
-    if (fclose(f) || bad)
-        return report(-1, err, err_len, "writing '%s' failed", path);
+    fwrite(pre, 1, sizeof pre, f);
+    fwrite(dict, 1, (size_t)len, f);
+    fwrite(data, 1, bytes, f);
     return 0;
 }

@@ -7,6 +7,7 @@
 #define COMMON_NPY_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "dtype.h"
 
@@ -48,9 +49,11 @@ int npy_parse_logits(const void *bytes, size_t n, npy_logits *out, char *err, si
 void npy_logits_free(npy_logits *a);
 
 /* Writes an array of `ndim` dimensions whose elements are `descr` ('<i4' or '<f4', elem_size bytes
- * each). Returns 0, or -1 with one line in err. */
-int npy_write(const char *path, const char *descr, size_t elem_size, const size_t *shape, int ndim,
-              const void *data, char *err, size_t err_len);
+ * each) to f, as np.save does. Returns 0, or -1 with one line in err when its size does not fit a
+ * size_t. A write that fails sets the stream's error flag, for whoever closes it to check
+ * (outfile_commit does). */
+int npy_write(FILE *f, const char *descr, size_t elem_size, const size_t *shape, int ndim, const void *data,
+              char *err, size_t err_len);
 
 #ifdef __cplusplus
 }

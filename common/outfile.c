@@ -120,21 +120,31 @@ FILE *outfile_open(const char *path)
     return s->stream;
 }
 
-int outfile_commit(FILE *out)
+/* Flushes, closes and renames the slot's stream; on failure removes its temporary. Returns 0 or the
+ * errno of what failed; the slot stays taken, for the caller's message. */
+static int finish(slot *s)
 {
-    slot *s = slot_of(out);
     /* The data is on the disk before the rename makes it the file: a crash cannot leave the path
      * holding a file cut short. A write that failed earlier left the stream's error flag set. */
     errno = 0;
     int e = 0;
-    if (fflush(out) != 0 || ferror(out) || fsync(fileno(out)) != 0)
+    if (fflush(s->stream) != 0 || ferror(s->stream) || fsync(fileno(s->stream)) != 0)
         e = errno ? errno : EIO;
-    if (fclose(out) != 0 && !e)
+    if (fclose(s->stream) != 0 && !e)
         e = errno;
     if (!e && rename(s->temp, s->path) != 0)
         e = errno;
-    if (e)
+    if (e) {
         unlink(s->temp);
+        s->live = 0;
+    }
+    return e;
+}
+
+int outfile_commit(FILE *out)
+{
+    slot *s = slot_of(out);
+    const int e = finish(s);
     release(s);
     errno = e;
     return e ? -1 : 0;
@@ -145,5 +155,25 @@ void outfile_abandon(FILE *out)
     slot *s = slot_of(out);
     fclose(out);
     unlink(s->temp);
+    release(s);
+}
+
+FILE *outfile_open_or_exit(const char *path, const char *what)
+{
+    FILE *out = outfile_open(path);
+    if (!out) {
+        const int e = errno;
+        const bool machine = e == ENOSPC || e == EDQUOT || e == EIO || e == EMFILE || e == ENFILE || e == ENOMEM;
+        die(machine ? 1 : EXIT_USAGE, "cannot write %s '%s': %s", what, path, strerror(e));
+    }
+    return out;
+}
+
+void outfile_commit_or_exit(FILE *out, const char *what)
+{
+    slot *s = slot_of(out);
+    const int e = finish(s);
+    if (e)
+        die(1, "writing %s '%s' failed: %s", what, s->path, strerror(e));
     release(s);
 }

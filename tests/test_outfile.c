@@ -172,3 +172,20 @@ Test(outfile, a_signal_removes_the_temporary_and_still_ends_the_program)
     status = end_child(by_sigint);
     cr_expect(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT, "status %#x", status);
 }
+
+/* What the programs call: a path the user can fix is exit 2, with one line that names it. */
+Test(outfile, open_or_exit_refuses_a_missing_directory_with_exit_2, .exit_code = 2, .init = cr_redirect_stderr)
+{
+    outfile_open_or_exit("/nonexistent-dir/out.csv", "CSV file");
+}
+
+Test(outfile, commit_or_exit_puts_the_file_in_place)
+{
+    setup_old_file("old\n");
+    FILE *out = outfile_open_or_exit(path, "CSV file");
+    fputs("new\n", out);
+    outfile_commit_or_exit(out, "CSV file");
+    expect_contents("new\n");
+    cr_expect_eq(temporaries(), 0);
+    remove_dir();
+}
