@@ -19,10 +19,8 @@
 // Run:   make stage2 && ./run                    (stable where 01 overflowed; timing vs 01)
 //        ./run --n 1M --range 500:1000 --variant multipass
 //
-// Measured on an H200 (plots/data/02_multipass.csv; EXPERIMENTS.md, Experiment 2): stable on
-//   [500,1000] and [-1000,1000] where naive is NaN. n = 100M: 1.268 ms, 9 launches, 631 GB/s
-//   effective = 14.9 % of the copy ceiling; naive in the same run 0.427 ms (overhead +197 %, where
-//   the bytes predict +33 %). The shared-memory tree, not DRAM, is the limit: see README.md.
+// The numbers, measured: EXPERIMENTS.md, Experiment 2 (data: plots/data/02_multipass.csv). What
+// limits this kernel is the shared-memory tree, not DRAM: README.md says why.
 #include "../common/check.h"
 #include "block_reduce.cuh"
 #include "multipass.h"

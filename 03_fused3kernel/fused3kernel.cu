@@ -24,10 +24,8 @@
 // Run:   make stage3 && ./run                       (multipass vs both fused versions, 100K..100M)
 //        ./run --n 100M --variant single_block_merge
 //
-// Measured on an H200 (plots/data/03_fused3kernel.csv; EXPERIMENTS.md, Experiment 3), speedup
-//   over multipass in the same run: single_block_merge 1.78x at 100K, 0.97x at 10M, 0.86x at 100M
-//   (the regression); fused 1.52x, 1.14x, 1.14x. n = 100M: fused 1.117 ms = 16.9 % of the copy
-//   ceiling, held back by the two shared-memory trees of block_stats_kernel (README.md).
+// The numbers, measured: EXPERIMENTS.md, Experiment 3 (data: plots/data/03_fused3kernel.csv). What
+// holds fused back is the two shared-memory trees of block_stats_kernel: README.md says why.
 #include "../02_multipass/block_reduce.cuh"
 #include "../common/check.h"
 #include "../common/gpu.h"

@@ -24,10 +24,7 @@
 // Run:   make stage4 && ./run                              (tree vs shuffles; mappings vs cols)
 //        ./run --rows 4096 --cols 4096 --variant block_per_row
 //
-// Measured on an H200 (plots/data/04_warp.csv; EXPERIMENTS.md, Experiment 4): n = 100M, fused_warp
-//   0.763 ms against stage 03's fused 1.118 ms in the same run (1.46x, same 12 bytes per element).
-//   Rows (2^25 elements): warp_per_row 93.0 % of the copy ceiling at 262144 x 128 and 94.6 % at
-//   32768 x 1024; block_per_row best from 2048 columns, 70.2 % at 8192 x 4096.
+// The numbers, measured: EXPERIMENTS.md, Experiment 4 (data: plots/data/04_warp.csv).
 #include "../common/check.h"
 #include "../common/gpu.h"
 #include "warp.h"

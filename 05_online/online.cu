@@ -43,11 +43,8 @@
 // Run:   make stage5 && ./run                              (1-D and rows, against cuDNN)
 //        ./run --rows 8192 --cols 50257 --variant online_rows
 //
-// Measured on an H200 (plots/data/05_online.csv; EXPERIMENTS.md, Experiment 5): n = 100M, online
-//   0.299 ms = 94.9 % of the copy ceiling counting its 12 bytes per element (cuDNN: 211 ms, and
-//   outside the 1e-4 tolerance). Rows, against cuDNN in the same run: 131072 x 128 0.0352 ms
-//   (1.03 of cuDNN's time), 4096 x 4096 0.0355 ms (0.83), 8192 x 50257 0.884 ms (0.90, 88.0 % of
-//   the copy ceiling). README.md says what limits the first and the last.
+// The numbers, measured: EXPERIMENTS.md, Experiment 5 (data: plots/data/05_online.csv); README.md
+// says what limits the row softmax at 131072 x 128 and at 8192 x 50257.
 #include <cooperative_groups.h>
 #include <cuda_pipeline.h>
 #include <stdint.h>

@@ -216,6 +216,11 @@ int main(int argc, char **argv)
                 "%zu logits in all)", o->input_path, file.rows, file.cols, CLI_MAX_ROWS, CLI_MAX_ELEMENTS);
         if (o->dtype_given && o->dtype != file.dtype)
             die(EXIT_USAGE, "--dtype %s: the file's logits are %s", dtype_name(o->dtype), dtype_name(file.dtype));
+        char where[80];
+        const char *what = npy_find_nan_or_inf(&file, where, sizeof where);
+        if (what)
+            die(EXIT_USAGE, "--input %s: logit %s is %s: top-K of a softmax with a NaN (or +inf) logit is not "
+                "defined; mask with -inf instead", o->input_path, where, what);
     }
     const size_t rows = o->input_path ? file.rows : o->rows, cols = o->input_path ? file.cols : o->cols;
     const logit_dtype dtype = o->input_path ? file.dtype : o->dtype;

@@ -96,3 +96,18 @@ void decode_logits(const void *src, float *x, size_t n, logit_dtype dtype)
     for (size_t i = 0; i < n; i++)
         x[i] = dtype == DTYPE_BF16 ? bf16_to_float(h[i]) : fp16_to_float(h[i]);
 }
+
+size_t first_nan_or_inf(const void *src, size_t n, logit_dtype dtype)
+{
+    /* Decoded a chunk at a time, so that the test is on floats whatever the dtype. */
+    enum { CHUNK = 4096 };
+    float x[CHUNK];
+    for (size_t first = 0; first < n; first += CHUNK) {
+        const size_t count = n - first < CHUNK ? n - first : CHUNK;
+        decode_logits((const unsigned char *)src + first * dtype_size(dtype), x, count, dtype);
+        for (size_t i = 0; i < count; i++)
+            if (isnan(x[i]) || x[i] == INFINITY)
+                return first + i;
+    }
+    return n;
+}

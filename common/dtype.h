@@ -29,6 +29,11 @@ void encode_logits(float *x, void *dst, size_t n, logit_dtype dtype);
 /* The inverse: n stored values of `dtype` as floats. */
 void decode_logits(const void *src, float *x, size_t n, logit_dtype dtype);
 
+/* The index of the first of n stored values of `dtype` that decodes to NaN or +inf (a logit no
+ * softmax is defined for: common/reference.h), or n when there is none; -inf (a masked logit) is
+ * fine. */
+size_t first_nan_or_inf(const void *src, size_t n, logit_dtype dtype);
+
 #ifdef __cplusplus
 }
 #endif

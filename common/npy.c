@@ -17,6 +17,7 @@
 #include "npy.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -68,18 +69,22 @@ static quoted quote(const unsigned char *s, size_t n)
     return q;
 }
 
-/* The shape as numpy prints it, "(2, 3, 4)". */
+/* ndim sizes or indices between the two characters of `brackets`: a shape as numpy prints it,
+ * "(2, 3, 4)", or a place in it, "[1, 2, 3]". */
 typedef struct {
     char text[NPY_MAX_DIMS * 22 + 3];
 } shape_text;
 
-static shape_text print_shape(const npy_logits *a)
+static shape_text print_dims(const size_t *dims, int ndim, const char *brackets)
 {
-    shape_text s = {"("};
-    for (int d = 0; d < a->ndim; d++)
-        sprintf(s.text + strlen(s.text), "%zu%s", a->shape[d], d + 1 < a->ndim ? ", " : ")");
+    shape_text s = {{brackets[0]}};
+    for (int d = 0; d < ndim; d++)
+        sprintf(s.text + strlen(s.text), "%zu%s", dims[d], d + 1 < ndim ? ", " : "");
+    s.text[strlen(s.text)] = brackets[1];
     return s;
 }
+
+static shape_text print_shape(const npy_logits *a) { return print_dims(a->shape, a->ndim, "()"); }
 
 enum { KEY_DESCR, KEY_FORTRAN_ORDER, KEY_SHAPE, N_KEYS };
 static const char *const key_names[N_KEYS] = {"descr", "fortran_order", "shape"};
@@ -429,6 +434,22 @@ int npy_read_logits(const char *path, npy_logits *out, char *err, size_t err_len
     if (rc)
         npy_logits_free(out);
     return rc;
+}
+
+const char *npy_find_nan_or_inf(const npy_logits *a, char *where, size_t where_len)
+{
+    const size_t n = a->rows * a->cols, at = first_nan_or_inf(a->data, n, a->dtype);
+    if (at == n)
+        return NULL;
+    size_t place[NPY_MAX_DIMS], rest = at; /* row-major: the last index varies fastest */
+    for (int d = a->ndim - 1; d >= 0; d--) {
+        place[d] = rest % a->shape[d];
+        rest /= a->shape[d];
+    }
+    snprintf(where, where_len, "%s", print_dims(place, a->ndim, "[]").text);
+    float x;
+    decode_logits((const unsigned char *)a->data + at * dtype_size(a->dtype), &x, 1, a->dtype);
+    return isnan(x) ? "NaN" : "+inf";
 }
 
 void npy_logits_free(npy_logits *a)

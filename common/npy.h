@@ -46,6 +46,11 @@ int npy_read_logits(const char *path, npy_logits *out, char *err, size_t err_len
 /* The same for a whole file already in memory: n bytes at `bytes`. out->data is a copy. */
 int npy_parse_logits(const void *bytes, size_t n, npy_logits *out, char *err, size_t err_len);
 
+/* The first logit of `a` that is NaN or +inf (first_nan_or_inf in dtype.h): writes its place in the
+ * file's own shape into `where`, "[b, t, v]" for a 3-D file and "[r, v]" for a 2-D one, and returns
+ * "NaN" or "+inf"; returns NULL, leaving `where` alone, when every logit is a number or -inf. */
+const char *npy_find_nan_or_inf(const npy_logits *a, char *where, size_t where_len);
+
 void npy_logits_free(npy_logits *a);
 
 /* Writes an array of `ndim` dimensions whose elements are `descr` ('<i4' or '<f4', elem_size bytes

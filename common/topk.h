@@ -4,7 +4,14 @@
  * The K largest probabilities of a row are those of its K largest logits, because exp and the
  * division by the row's sum both keep order. So the reference ranks logits, not probabilities: the
  * order is exact, with no rounding to decide it. Ties (equal logits) go to the lower index, which
- * makes the answer unique; each probability is exp(x - m) / sum exp(x - m) in double. */
+ * makes the answer unique; each probability is exp(x - m) / sum exp(x - m) in double.
+ *
+ * NaN and +inf logits have no top-K: their row has no softmax (exp(+inf - +inf) is NaN), and a
+ * NaN has no place in the order. Stage 06 refuses a file that holds one before the GPU is touched,
+ * naming the first (npy_find_nan_or_inf in npy.h), and its random logits are finite, so no kernel
+ * sees them.
+ * -inf logits (masked) are allowed and rank last, ties to the lower index like any other, with
+ * probability 0. */
 #ifndef COMMON_TOPK_H
 #define COMMON_TOPK_H
 

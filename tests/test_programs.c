@@ -14,6 +14,7 @@
 #include "../common/gpu.h"
 #include "../common/npy.h"
 #include "../common/topk.h"
+#include "npy_test.h"
 
 typedef struct {
     int status;
@@ -60,16 +61,6 @@ static outcome run_stage(const char *stage, const char *args)
     for (const char *p = o.err; *p; p++)
         o.err_lines += *p == '\n';
     return o;
-}
-
-/* Float32 logits of the given shape saved to path as np.save saves them. */
-static void save_logits(const char *path, const size_t *shape, int ndim, const float *logits)
-{
-    char err[256];
-    FILE *f = fopen(path, "wb");
-    cr_assert_not_null(f);
-    cr_assert_eq(npy_write(f, "<f4", 4, shape, ndim, logits, err, sizeof err), 0, "%s", err);
-    cr_assert_eq(fclose(f), 0);
 }
 
 static const char *const stages[] = {"01_naive", "02_multipass", "03_fused3kernel", "04_warp", "05_online",
@@ -222,7 +213,7 @@ Test(programs, topk_malformed_npy_is_one_line_and_exit_2)
 
     const float logits[6] = {0};
     const size_t shape[2] = {2, 3};
-    save_logits(path, shape, 2, logits);
+    save_npy(path, "<f4", 4, shape, 2, logits);
     snprintf(args, sizeof args, "--input %s --dtype bf16 --k 2", path);
     expect_usage_error("06_fused_topk", args, "run: --dtype bf16: the file's logits are float32\n");
     remove(path);
@@ -244,7 +235,7 @@ Test(programs, topk_npy_round_trip)
     snprintf(in, sizeof in, "/tmp/logits-%d.npy", (int)getpid());
     snprintf(prefix, sizeof prefix, "/tmp/answer-%d", (int)getpid());
     const size_t shape[3] = {2, 3, V};
-    save_logits(in, shape, 3, logits);
+    save_npy(in, "<f4", 4, shape, 3, logits);
     snprintf(args, sizeof args, "--input %s --output %s --k %d --iters 2 --warmup 1", in, prefix, K);
     const outcome o = run_stage("06_fused_topk", args);
     cr_assert_eq(o.status, 0, "%s", o.err);

@@ -8,9 +8,13 @@
 //   buf: [ kept, sorted, best first | new candidates, unsorted ...      | free ]
 //          0                   kept                              fill     capacity
 //
+// The merge: with A the kept list and B the new ones, both sorted descending, max(A[i], B[kept-1-i])
+// over i is the best `kept` of both, in an order that falls then rises (a bitonic sequence), which
+// log2(kept) compare-exchange layers (warp_sort.cuh) put in order.
+//
 // Invariants: buf[0..kept) is sorted, descending; fill is the same in every lane; fill never passes
-// capacity; the threshold only rises, and before the first merge it is NaN ("x <= NaN" is false
-// for every x, so every logit passes).
+// capacity; the threshold only rises. It starts as NaN ("x <= NaN" is false for every x, so every
+// logit passes) until the sample (sample.cuh) or the first merge sets it.
 // Assumes: warp_sort.cuh; all 32 lanes call these together.
 // Read next: offer.cuh, how a chunk of logits is tested against the threshold and appended.
 #ifndef FAST_CANDIDATES_CUH
@@ -105,9 +109,8 @@ __device__ __forceinline__ float warp_merge_in_registers(rank_key *buf, const ra
     return kth != 0 ? key_logit(kth) : threshold;
 }
 
-// Sorts the new candidates, merges them into the kept list, and returns the new threshold (the
-// K-th). Two descending lists A (kept) and B: max(A[i], B[kept-1-i]) over i is the best `kept` of
-// both, falling then rising (a bitonic sequence), which log2(kept) layers put in order.
+// Sorts the new candidates, merges them into the kept list (the merge above), and returns the new
+// threshold (the K-th).
 // One copy of it (__noinline__), called from every place that offers candidates: inlined at each,
 // it would multiply the kernel's code past what the instruction cache holds. Its arguments go by
 // value: a reference to the warp_candidates would put them in local memory, and the loop over the

@@ -1,7 +1,7 @@
 // fast/cluster_kth.cuh — the K-th largest of a few thousand numbers, found by one thread block.
 //
-// What it does: fast_split's blocks each hold every group maximum of the row (a few hundred to
-// 4096 of them, as ordered bits, see rank_key.cuh) and must agree on their K-th largest, to 24 bits.
+// What it does: fast_split's blocks each hold every group maximum of the row (64 to 4096 of
+// them, as ordered bits, see rank_key.cuh) and must agree on their K-th largest, to 24 bits.
 // Two ways, both exact to those bits and both the same in every block, so no block waits for
 // another's answer:
 //   - block_kth_largest: a radix select, 8 bits a round from the top; each round counts, of the
@@ -10,7 +10,7 @@
 //   - block_kth_by_bisection (at most one number a thread): a bit at a time from the top, each
 //     bit one question to the whole block that one counting barrier answers.
 // Assumes: SPLIT_THREADS threads a block, all of them calling; the counts zero on entry.
-// Read next: fast_split.cu, which uses the K-th largest as the bound of its candidates.
+// Read next: fast_split.cuh, which uses the K-th largest as the bound of its candidates.
 #ifndef FAST_CLUSTER_KTH_CUH
 #define FAST_CLUSTER_KTH_CUH
 

@@ -28,19 +28,19 @@ extern "C" {
 /* The largest K of fast_row, fast_split and fast: their shared memory is sized for it. */
 #define FAST_MAX_K 1024
 
-/* fast_row's first threshold comes from a sample of the row: `vectors` 16-byte vectors a lane, from
- * the warp-rows (32 vectors each) FAST_SAMPLED_WARP_ROW(i, vectors, n), i < vectors, of the n in the
- * row's body (from its first 16-byte boundary on). `vectors` is FAST_SAMPLE_VECTORS, or for
- * K >= FAST_WIDE_SAMPLE_K as many as hold FAST_WIDE_SAMPLE_LOGITS logits (16 float32 vectors) where
- * the guess's rank stays within the 64 keys the lanes hold (K = 256 at V = 50257, not K = 1024).
- * Here so that a test can build rows that fool the guess. */
+/* Blocks in fast_split's cluster where the GPU allows it (else 8): its grid has that many a row. */
+#define SPLIT_MAX_BLOCKS 16
+
+/* Where fast_row's sample of a row comes from (sample.cuh explains the sample and its guess; read
+ * this after it). The row's body, from its first 16-byte boundary on, is n "warp-rows" of 32
+ * vectors, one a lane. The sample is `vectors` of them, FAST_SAMPLED_WARP_ROW(i, vectors, n) for
+ * i < vectors: FAST_SAMPLE_VECTORS, or for a guess at K >= FAST_WIDE_SAMPLE_K as many as hold
+ * FAST_WIDE_SAMPLE_LOGITS logits where the guess's rank stays within the 64 keys the lanes hold.
+ * Here, not in sample.cuh, so that a test can build rows that fool the guess. */
 #define FAST_SAMPLE_VECTORS 8
 #define FAST_WIDE_SAMPLE_K 128
 #define FAST_WIDE_SAMPLE_LOGITS 2048
 #define FAST_SAMPLED_WARP_ROW(i, vectors, n) ((2 * (i) + 1) * (n) / (2 * (vectors)))
-
-/* Blocks in fast_split's cluster where the GPU allows it (else 8): its grid has that many a row. */
-#define SPLIT_MAX_BLOCKS 16
 
 #ifdef __cplusplus
 }

@@ -77,7 +77,7 @@ __device__ __forceinline__ online_stat online_stat_add_n(online_stat s, const fl
 // G vectors of logits unpacked and folded into the statistic: one rescale test for all of them.
 // Returns their largest logit.
 template <typename T, int G>
-__device__ __forceinline__ float fold_group(online_stat &s, const uint4 *raw)
+__device__ __forceinline__ float fold_chunk(online_stat &s, const uint4 *raw)
 {
     float v[G][logits16<T>::count];
 #pragma unroll

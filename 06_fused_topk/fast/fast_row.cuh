@@ -11,7 +11,8 @@
 //     (fast_exp.cuh);
 //   - K in registers, so small and fixed at compile time: here K is a runtime number up to
 //     FAST_MAX_K, and the buffer is sized for it at launch.
-// It keeps fused's warp per row: a warp that sees the whole row raises its threshold once.
+// It keeps fused's warp per row: one threshold serves the whole row, where a row split among
+// several warps would need a threshold for each, every one rising from nothing.
 //
 // Each block has FAST_WARPS warps, each with its own row and its own part of the block's dynamic
 // shared memory (warp_capacity(K) keys). No block-wide barrier: a warp past the last row leaves.

@@ -149,16 +149,16 @@ static __global__ void __launch_bounds__(SPLIT_THREADS, 1)
         s = online_stat_add(s, most);
     }
     // Every FAST_UNROLL vectors cost one rescale test, as a chunk of fast_row does.
-    const int group = FAST_UNROLL;
+    const int chunk = FAST_UNROLL;
     const bool one_tile = end - first <= SPLIT_THREADS * SPLIT_UNROLL;
     for (int i0 = first + t; i0 < end; i0 += SPLIT_THREADS * SPLIT_UNROLL) {
         if (i0 != first + t)
             load_tile(raw, p, i0, end);
 #pragma unroll
-        for (int g = 0; g < SPLIT_UNROLL; g += group) {
+        for (int g = 0; g < SPLIT_UNROLL; g += chunk) {
             if (i0 + g * SPLIT_THREADS >= end)
                 break; // the rest of the tile lies past the slice: -inf, nothing to fold
-            most = fmaxf(most, fold_group<T, group>(s, raw + g));
+            most = fmaxf(most, fold_chunk<T, chunk>(s, raw + g));
         }
     }
     for (int offset = 1; offset < group_lanes; offset *= 2)
@@ -201,13 +201,13 @@ static __global__ void __launch_bounds__(SPLIT_THREADS, 1)
         if (!one_tile)
             load_tile(raw, p, i0, end);
 #pragma unroll
-        for (int g = 0; g < SPLIT_UNROLL; g += group) {
+        for (int g = 0; g < SPLIT_UNROLL; g += chunk) {
             if (i0 + g * SPLIT_THREADS >= end)
                 break; // past the slice: -inf padding, as in step 1
-            if (!(vec::template largest<group>(raw + g) >= bound))
-                continue; // the usual case: one compare for the group
+            if (!(vec::template largest<chunk>(raw + g) >= bound))
+                continue; // the usual case: one compare for the chunk
 #pragma unroll
-            for (int u = g; u < g + group; u++) {
+            for (int u = g; u < g + chunk; u++) {
                 const int i = i0 + u * SPLIT_THREADS;
                 if (i < end) { // a -inf past the end reaches a bound of -inf
                     float v[vec::count];

@@ -1,7 +1,7 @@
 // fast/logits16.cuh — logits as the fast kernels load them: 16 bytes at a time.
 //
-// What it does: a 16-byte load holds 4 float32 or 8 bf16/fp16 logits. logits16<T> says how such a
-// vector becomes floats and how to take the largest of several vectors cheaply (two 16-bit logits
+// What it does: a 16-byte load holds 4 float32 or 8 bf16/fp16 logits (the 16 in logits16 is the
+// load's bytes, not the logits' bits). logits16<T> says how such a vector becomes floats and how to take the largest of several vectors cheaply (two 16-bit logits
 // per instruction); split_row cuts a row into a scalar head, a body of aligned vectors and a
 // scalar tail, since a row of odd length can start anywhere.
 // Assumes: T is float, __nv_bfloat16 or __half; a row has fewer than 2^31 logits.

@@ -6,7 +6,7 @@
 // (offer.cuh), starting from the sampled threshold (sample.cuh). At the end the kept list holds the
 // row's best K, sorted, and write_topk turns them into the answer with the row's (m, d).
 // Assumes: the row has fewer than 2^31 logits; all 32 lanes of the warp take part.
-// Read next: fast_row.cu, the kernel that gives each row a warp.
+// Read next: fast_row.cuh, the kernel that gives each row a warp.
 #ifndef FAST_WARP_ROW_CUH
 #define FAST_WARP_ROW_CUH
 
@@ -54,7 +54,7 @@ __device__ void warp_offer_row(warp_candidates &w, online_stat &s, const T *xr, 
 #pragma unroll
         for (int u = 0; u < FAST_UNROLL; u++)
             raw[u] = __ldcs(at + u * WARP_SIZE);
-        const float most = fold_group<T, FAST_UNROLL>(s, raw);
+        const float most = fold_chunk<T, FAST_UNROLL>(s, raw);
         if (__any_sync(FULL_MASK, !(most <= w.threshold)))
             warp_offer_chunk<T>(w, raw, p.head + (i0 + lane) * vec::count);
     }
