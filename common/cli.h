@@ -18,7 +18,8 @@ extern "C" {
 
 /* The largest shapes, checked where the counts are parsed (and by stage 06 for a .npy file's shape):
  *  - rows: at most CLI_MAX_ROWS = 2^31 - 1. Stages 04 to 06 launch a block per row (block_per_row,
- *    online_rows, stage 06's unfused), and a grid holds at most 2^31 - 1 blocks.
+ *    online_rows, stage 06's unfused), and a grid holds at most 2^31 - 1 blocks. (online_rows's two
+ *    blocks a row serve only rows of over 28K elements, which the element bound keeps below 2^25.)
  *  - elements, n or rows x cols: at most CLI_MAX_ELEMENTS = 256 x (2^31 - 1). Stages 02 to 05 launch
  *    a block per 256 elements for one softmax over n. That is 2.2 TB of float32, more than any GPU
  *    holds: no shape a GPU could take is refused, and one it cannot hold is refused by the memory
