@@ -119,7 +119,7 @@ static double unfused_bytes_per_row(size_t rows, size_t cols, int k, logit_dtype
 
 static bool unfused_fits(size_t rows, size_t cols)
 {
-    return rows * cols <= INT32_MAX; // CUB's item count here is an int
+    return cols <= INT32_MAX / rows; // rows x cols <= INT32_MAX: CUB's item count here is an int
 }
 
 static int unfused_topk(const void *x, logit_dtype dtype, size_t rows, size_t cols, int k, int *indices,

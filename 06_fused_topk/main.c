@@ -3,9 +3,11 @@
  * per token, GPT-2's vocabulary), a sweep of K, 16-bit logits and a batch of one; or on your own
  * logits (--input) with the answer written as .npy (--output). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../common/check.h"
+#include "../common/outfile.h"
 #include "../common/stage.h"
 #include "fused_topk.h"
 
@@ -131,9 +133,26 @@ static void say_left_out(const topk_case *c, int k)
         printf("%s.\n", line);
 }
 
+/* --output's two files, opened before the GPU so that a path that cannot be written is refused at
+ * once (outfile.h); NULL without --output. */
+typedef struct {
+    FILE *indices, *probs;
+} output_files;
+
+static FILE *open_output(const char *prefix, const char *name)
+{
+    const size_t len = strlen(prefix) + strlen(name) + sizeof "_.npy";
+    char *path = xmalloc(len, "an output file's name");
+    snprintf(path, len, "%s_%s.npy", prefix, name);
+    FILE *out = outfile_open_or_exit(path, "--output file");
+    free(path);
+    return out;
+}
+
 /* --rows/--cols or --input: one case, every chosen variant that can take it, and --output from fast
- * (or --variant's). */
-static int custom_run(const stage_context *st, topk_case *c, int k, const npy_logits *file)
+ * (or --variant's): both files put in place once both are written, and only when every row and the
+ * answer passed; otherwise both are left as they were. */
+static int custom_run(const stage_context *st, topk_case *c, int k, const npy_logits *file, const output_files *out)
 {
     if (!st->opts.variant)
         say_left_out(c, k);
@@ -155,16 +174,23 @@ static int custom_run(const stage_context *st, topk_case *c, int k, const npy_lo
         memcpy(shape, file->shape, sizeof shape);
         shape[ndim - 1] = (size_t)k;
     }
-    char path[4096], err[600];
-    snprintf(path, sizeof path, "%s_indices.npy", st->opts.output_prefix);
-    if (npy_write(path, "<i4", sizeof(int), shape, ndim, c->idx_host, err, sizeof err))
-        die(EXIT_USAGE, "--output: %s", err);
-    snprintf(path, sizeof path, "%s_probs.npy", st->opts.output_prefix);
-    if (npy_write(path, "<f4", sizeof(float), shape, ndim, c->prob_host, err, sizeof err))
-        die(EXIT_USAGE, "--output: %s", err);
-    printf("\nWrote %s_indices.npy and %s_probs.npy (%s's answer, %s against the fp64 reference).\n",
-           st->opts.output_prefix, st->opts.output_prefix, writer->name, check.pass ? "PASS" : "FAIL");
-    return failed + !check.pass;
+    const char *prefix = st->opts.output_prefix;
+    if (failed || !check.pass) {
+        outfile_abandon(out->indices);
+        outfile_abandon(out->probs);
+        printf("\n%s_indices.npy and %s_probs.npy are left as they were: %s%s failed verification against the fp64 "
+               "reference.\n", prefix, prefix, check.pass ? "rows above" : writer->name, check.pass ? "" : "'s answer");
+        return failed + !check.pass;
+    }
+    char err[600];
+    if (npy_write(out->indices, "<i4", sizeof(int), shape, ndim, c->idx_host, err, sizeof err) ||
+        npy_write(out->probs, "<f4", sizeof(float), shape, ndim, c->prob_host, err, sizeof err))
+        die(1, "--output: %s", err);
+    outfile_commit_or_exit(out->indices, "--output file");
+    outfile_commit_or_exit(out->probs, "--output file");
+    printf("\nWrote %s_indices.npy and %s_probs.npy (%s's answer, PASS against the fp64 reference).\n", prefix,
+           prefix, writer->name);
+    return failed;
 }
 
 int main(int argc, char **argv)
@@ -185,6 +211,9 @@ int main(int argc, char **argv)
         const int read = npy_read_logits(o->input_path, &file, err, sizeof err);
         if (read)
             die(read == NPY_HOST_FAILED ? 1 : EXIT_USAGE, "--input %s: %s", o->input_path, err);
+        if (!cli_shape_fits(file.rows, file.cols))
+            die(EXIT_USAGE, "--input %s: its %zu rows of %zu logits are more than the kernels take (at most %zu rows, "
+                "%zu logits in all)", o->input_path, file.rows, file.cols, CLI_MAX_ROWS, CLI_MAX_ELEMENTS);
         if (o->dtype_given && o->dtype != file.dtype)
             die(EXIT_USAGE, "--dtype %s: the file's logits are %s", dtype_name(o->dtype), dtype_name(file.dtype));
         char where[80];
@@ -206,6 +235,11 @@ int main(int argc, char **argv)
         die(EXIT_USAGE, "--k and --dtype go with --rows/--cols (the default run sets its own)");
     if (cols)
         refuse_past_limits(&st, rows, cols, dtype, k);
+    output_files out = {NULL, NULL};
+    if (o->output_prefix) {
+        out.indices = open_output(o->output_prefix, "indices");
+        out.probs = open_output(o->output_prefix, "probs");
+    }
 
     stage_open(&st, argc, argv, RELATIVE_SPEEDUP);
     const topk_variant *named = named_variant(&st);
@@ -217,7 +251,7 @@ int main(int argc, char **argv)
     if (cols) {
         topk_case c = o->input_path ? topk_case_from_npy(&file, k)
                                     : topk_case_create(rows, cols, dtype, o->input, o->seed, k);
-        failed = custom_run(&st, &c, k, o->input_path ? &file : NULL);
+        failed = custom_run(&st, &c, k, o->input_path ? &file : NULL, &out);
         topk_case_destroy(&c);
         if (o->input_path)
             npy_logits_free(&file);

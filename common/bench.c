@@ -1,5 +1,6 @@
 #include "bench.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "check.h"
@@ -14,10 +15,14 @@ bool single_row_only(size_t rows, size_t cols)
 
 softmax_case case_create(softmax_shape shape, input_spec input, uint64_t seed)
 {
-    const size_t n = shape.rows * shape.cols;
     char what[128], dims[64];
     format_shape(shape.rows, shape.cols, dims, sizeof dims);
     snprintf(what, sizeof what, "a softmax of %s (input and output)", dims);
+    /* The host holds x, y and the reference, 16 bytes an element; when they fit a size_t, so does
+     * every byte count below. */
+    size_t n, host_bytes;
+    if (!size_mul(shape.rows, shape.cols, &n) || !size_mul(n, 2 * sizeof(float) + sizeof(double), &host_bytes))
+        die(EXIT_USAGE, "%s needs more than %zu bytes (SIZE_MAX)", what, (size_t)SIZE_MAX);
     gpu_require_memory(2 * n * sizeof(float), what);
 
     softmax_case c = {.rows = shape.rows, .cols = shape.cols, .n = n, .input = input, .seed = seed};

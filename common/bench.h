@@ -31,7 +31,8 @@ typedef struct {
 typedef struct {
     const char *name;
     double bytes_per_elem; /* DRAM bytes per element its algorithm moves */
-    /* Zeroed device scratch it needs at this shape (NULL: none). */
+    /* Zeroed device scratch it needs at this shape (NULL: none): fewer bytes than the case's 16 an
+     * element, so its size fits a size_t where case_create's do. */
     size_t (*workspace_bytes)(size_t rows, size_t cols);
     /* Enqueues the softmax on the default stream, checking every launch; returns the number of
      * kernel launches it made. */

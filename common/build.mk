@@ -56,7 +56,7 @@ NVCCFLAGS := -std=c++17 -O3 -lineinfo $(GENCODE) -Xcompiler -Wall -MMD -MP $(CUD
 LDLIBS := -lm $(CUDNN_LDLIBS)
 
 COMMON_SRCS := check.c cli.c inputs.c reference.c verify.c gpu.c report.c bench.c stage.c gpu_kernels.cu \
-               dtype.c npy.c topk.c topk_bench.c
+               dtype.c npy.c outfile.c topk.c topk_bench.c
 COMMON_OBJS := $(patsubst %,$(BUILD)/common/%.o,$(basename $(COMMON_SRCS)))
 
 # $(BUILD)/arch.txt holds the -gencode and cuDNN flags; it changes only when they do, and every

@@ -1,6 +1,7 @@
 #include "check.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,7 +38,32 @@ void cuda_check(cudaError_t err, const char *what, const char *file, int line)
 void *xmalloc(size_t bytes, const char *what)
 {
     void *p = malloc(bytes ? bytes : 1);
-    if (!p)
-        die(1, "out of host memory: %zu MiB for %s", bytes >> 20, what);
+    if (!p) {
+        char size[32];
+        format_bytes(bytes, size, sizeof size);
+        die(1, "out of host memory: %s for %s", size, what);
+    }
     return p;
+}
+
+bool size_mul(size_t a, size_t b, size_t *product)
+{
+    if (b != 0 && a > SIZE_MAX / b)
+        return false;
+    *product = a * b;
+    return true;
+}
+
+void format_bytes(size_t bytes, char *buf, size_t len)
+{
+    static const char *const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    if (bytes < 1024) {
+        snprintf(buf, len, "%zu bytes", bytes);
+        return;
+    }
+    double v = (double)bytes / 1024;
+    int u = 0;
+    while (v >= 1024 && u < 5)
+        v /= 1024, u++;
+    snprintf(buf, len, "%.1f %s", v, units[u]);
 }

@@ -9,6 +9,9 @@
 #ifndef COMMON_CHECK_H
 #define COMMON_CHECK_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 #include <cuda_runtime_api.h>
 
 #ifdef __cplusplus
@@ -35,6 +38,13 @@ void die(int code, const char *fmt, ...) __attribute__((noreturn, format(printf,
 
 /* malloc that dies with a clear message instead of returning NULL. */
 void *xmalloc(size_t bytes, const char *what);
+
+/* a x b in *product, or false when it does not fit a size_t: how every size computed from a shape
+ * is checked before anything is allocated. */
+bool size_mul(size_t a, size_t b, size_t *product);
+
+/* A byte count for a message, as it is: "512 bytes", "1.5 KiB", ..., "16.0 EiB". */
+void format_bytes(size_t bytes, char *buf, size_t len);
 
 #ifdef __cplusplus
 }

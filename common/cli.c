@@ -1,5 +1,6 @@
 #include "cli.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -30,34 +31,40 @@ static cli_status fail(char *err, size_t err_len, const char *fmt, ...)
     return CLI_ERROR;
 }
 
-int cli_parse_count(const char *text, size_t *out)
+/* The whole number `text` starts with, in *value when it is at most max; returns where its digits
+ * end, or NULL. Digits only: strtoull alone would skip leading spaces and take a sign, reading
+ * ' -1' as 2^64 - 1. */
+static const char *whole_number(const char *text, unsigned long long max, unsigned long long *value)
 {
+    if (*text < '0' || *text > '9')
+        return NULL;
     char *end;
     errno = 0;
-    if (*text < '0' || *text > '9')
+    const unsigned long long v = strtoull(text, &end, 10);
+    if (errno || v > max)
+        return NULL;
+    *value = v;
+    return end;
+}
+
+int cli_parse_count(const char *text, size_t max, size_t *out)
+{
+    unsigned long long mantissa, exponent = 0;
+    const char *end = whole_number(text, max, &mantissa);
+    if (!end)
         return -1;
-    unsigned long long mantissa = strtoull(text, &end, 10);
-    if (errno || end == text)
-        return -1;
-    unsigned exponent = 0;
     if (*end == 'K' || *end == 'k')
         exponent = 3, end++;
     else if (*end == 'M' || *end == 'm')
         exponent = 6, end++;
     else if (*end == 'G' || *end == 'g')
         exponent = 9, end++;
-    else if (*end == 'e' || *end == 'E') {
-        char *digits = end + 1;
-        if (*digits < '0' || *digits > '9')
-            return -1;
-        exponent = (unsigned)strtoul(digits, &end, 10);
-        if (exponent > 18)
-            return -1;
-    }
-    if (*end != '\0' || mantissa == 0)
+    else if (*end == 'e' || *end == 'E')
+        end = whole_number(end + 1, 18, &exponent);
+    if (!end || *end != '\0' || mantissa == 0)
         return -1;
     for (unsigned i = 0; i < exponent; i++) {
-        if (mantissa > (unsigned long long)SIZE_MAX / 10)
+        if (mantissa > max / 10)
             return -1;
         mantissa *= 10;
     }
@@ -65,27 +72,40 @@ int cli_parse_count(const char *text, size_t *out)
     return 0;
 }
 
-static int parse_int(const char *text, long lo, long hi, int *out)
+bool cli_shape_fits(size_t rows, size_t cols)
 {
-    char *end;
-    errno = 0;
-    long v = strtol(text, &end, 10);
-    if (errno || end == text || *end != '\0' || v < lo || v > hi)
+    size_t n;
+    return rows <= CLI_MAX_ROWS && size_mul(rows, cols, &n) && n <= CLI_MAX_ELEMENTS;
+}
+
+/* A whole number from lo to hi (0 <= lo), digits only. */
+static int parse_int(const char *text, int lo, int hi, int *out)
+{
+    unsigned long long v;
+    const char *end = whole_number(text, (unsigned long long)hi, &v);
+    if (!end || *end != '\0' || v < (unsigned long long)lo)
         return -1;
     *out = (int)v;
     return 0;
 }
 
+/* A finite number that `text` starts with, in *out, and where it ends in *end. No leading space
+ * (strtod would skip it). */
+static int parse_number(const char *text, char **end, double *out)
+{
+    if (isspace((unsigned char)*text))
+        return -1;
+    errno = 0;
+    *out = strtod(text, end);
+    return errno || *end == text || !isfinite(*out) ? -1 : 0;
+}
+
 static int parse_range(const char *text, double *lo, double *hi)
 {
     char *end;
-    errno = 0;
-    double a = strtod(text, &end);
-    if (errno || end == text || *end != ':')
-        return -1;
-    const char *second = end + 1;
-    double b = strtod(second, &end);
-    if (errno || end == second || *end != '\0' || !isfinite(a) || !isfinite(b) || !(a < b))
+    double a, b;
+    if (parse_number(text, &end, &a) || *end != ':' || parse_number(end + 1, &end, &b) || *end != '\0' ||
+        !(a < b))
         return -1;
     *lo = a;
     *hi = b;
@@ -103,7 +123,7 @@ static int parse_sizes(const char *text, cli_options *opts)
             return -1;
         memcpy(one, item, len);
         one[len] = '\0';
-        if (cli_parse_count(one, &opts->sizes[opts->n_sizes++]))
+        if (cli_parse_count(one, CLI_MAX_ELEMENTS, &opts->sizes[opts->n_sizes++]))
             return -1;
         if (!comma)
             return 0;
@@ -152,12 +172,13 @@ cli_status cli_parse(int argc, char **argv, cli_options *opts, char *err, size_t
 
         if (strcmp(name, "--n") == 0) {
             opts->n_sizes = 1;
-            if (cli_parse_count(value, &opts->sizes[0]))
-                return fail(err, err_len, "--n: expected a positive count like 1000, 10K or 1e6, got '%s'", value);
+            if (cli_parse_count(value, CLI_MAX_ELEMENTS, &opts->sizes[0]))
+                return fail(err, err_len, "--n: expected a count from 1 to %zu, like 1000, 10K or 1e6, got '%s'",
+                            CLI_MAX_ELEMENTS, value);
         } else if (strcmp(name, "--sizes") == 0) {
             if (parse_sizes(value, opts))
-                return fail(err, err_len, "--sizes: expected up to %d positive counts separated by commas, like 1K,1M,1e8, got '%s'",
-                            CLI_MAX_SIZES, value);
+                return fail(err, err_len, "--sizes: expected up to %d counts from 1 to %zu separated by commas, like "
+                            "1K,1M,1e8, got '%s'", CLI_MAX_SIZES, CLI_MAX_ELEMENTS, value);
         } else if (strcmp(name, "--range") == 0) {
             if (parse_range(value, &opts->input.lo, &opts->input.hi))
                 return fail(err, err_len, "--range: expected LO:HI with finite LO < HI, like 500:1000, got '%s'", value);
@@ -172,16 +193,18 @@ cli_status cli_parse(int argc, char **argv, cli_options *opts, char *err, size_t
             if (parse_int(value, 0, 100000, &opts->warmup))
                 return fail(err, err_len, "--warmup: expected a whole number from 0 to 100000, got '%s'", value);
         } else if (strcmp(name, "--seed") == 0) {
-            char *end;
-            errno = 0;
-            unsigned long long seed = strtoull(value, &end, 10);
-            if (errno || end == value || *end != '\0' || *value == '-')
-                return fail(err, err_len, "--seed: expected a non-negative whole number, got '%s'", value);
+            unsigned long long seed;
+            const char *end = whole_number(value, UINT64_MAX, &seed);
+            if (!end || *end != '\0')
+                return fail(err, err_len, "--seed: expected a whole number from 0 to %llu, got '%s'",
+                            (unsigned long long)UINT64_MAX, value);
             opts->seed = seed;
         } else if (strcmp(name, "--rows") == 0 || strcmp(name, "--cols") == 0) {
-            size_t *dst = strcmp(name, "--rows") == 0 ? &opts->rows : &opts->cols;
-            if (cli_parse_count(value, dst))
-                return fail(err, err_len, "%s: expected a positive count like 8192 or 4K, got '%s'", name, value);
+            const bool rows = strcmp(name, "--rows") == 0;
+            const size_t max = rows ? CLI_MAX_ROWS : CLI_MAX_ELEMENTS;
+            if (cli_parse_count(value, max, rows ? &opts->rows : &opts->cols))
+                return fail(err, err_len, "%s: expected a count from 1 to %zu, like 8192 or 4K, got '%s'", name, max,
+                            value);
         } else if (strcmp(name, "--k") == 0) {
             if (parse_int(value, 1, INT_MAX, &opts->k))
                 return fail(err, err_len, "--k: expected a whole number from 1 to %d, got '%s'", INT_MAX, value);
@@ -203,6 +226,9 @@ cli_status cli_parse(int argc, char **argv, cli_options *opts, char *err, size_t
     }
     if ((opts->rows == 0) != (opts->cols == 0))
         return fail(err, err_len, "--rows and --cols go together");
+    if (opts->rows && !cli_shape_fits(opts->rows, opts->cols))
+        return fail(err, err_len, "--rows x --cols: %zu x %zu is more than %zu elements (a block per 256 of them, "
+                    "at most 2^31 - 1 blocks)", opts->rows, opts->cols, CLI_MAX_ELEMENTS);
     if (opts->rows && opts->n_sizes)
         return fail(err, err_len, "give either --n/--sizes (one softmax over n) or --rows/--cols (one per row), not both");
     if (opts->input_path && (opts->rows || opts->n_sizes))
@@ -223,9 +249,10 @@ void cli_parse_or_exit(int argc, char **argv, cli_options *opts, const char *abo
     case CLI_HELP:
         printf("%s\n"
                "Flags:\n"
-               "  --n N            one size (counts like 1000, 10K, 1M, 1e8)\n"
+               "  --n N            one size (counts like 1000, 10K, 1M, 1e8; at most 256 x (2^31 - 1))\n"
                "  --sizes A,B,...  several sizes, each verified and timed\n"
-               "  --rows R --cols C  R softmaxes of C elements each (stages 04 and later)\n"
+               "  --rows R --cols C  R softmaxes of C elements each (stages 04 and later; R at most\n"
+               "                   2^31 - 1, R x C at most 256 x (2^31 - 1))\n"
                "  --range LO:HI    input range (default 0:10)\n"
                "  --dist D         uniform | normal | outliers (default uniform)\n"
                "  --iters N        timed runs; the table shows their median (default 100)\n"

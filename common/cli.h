@@ -16,10 +16,24 @@ extern "C" {
 
 #define CLI_MAX_SIZES 32
 
+/* The largest shapes, checked where the counts are parsed (and by stage 06 for a .npy file's shape):
+ *  - rows: at most CLI_MAX_ROWS = 2^31 - 1. Stages 04 to 06 launch a block per row (block_per_row,
+ *    online_rows, stage 06's unfused), and a grid holds at most 2^31 - 1 blocks. (online_rows's two
+ *    blocks a row serve only rows of over 28K elements, which the element bound keeps below 2^25.)
+ *  - elements, n or rows x cols: at most CLI_MAX_ELEMENTS = 256 x (2^31 - 1). Stages 02 to 05 launch
+ *    a block per 256 elements for one softmax over n. That is 2.2 TB of float32, more than any GPU
+ *    holds: no shape a GPU could take is refused, and one it cannot hold is refused by the memory
+ *    checks, which say how much it needs. Every byte count of such a shape fits a size_t many times.
+ * Stage 06 also takes rows of at most 2^31 - 1 logits (V): its kernels index a row with an int. */
+#define CLI_MAX_ROWS ((size_t)INT32_MAX)
+#define CLI_MAX_ELEMENTS ((size_t)256 * INT32_MAX)
+
 typedef struct {
-    size_t sizes[CLI_MAX_SIZES]; /* from --n or --sizes; n_sizes == 0 means "the stage's default" */
+    size_t sizes[CLI_MAX_SIZES]; /* from --n or --sizes, each at most CLI_MAX_ELEMENTS; n_sizes == 0
+                                    means "the stage's default" */
     int n_sizes;
-    size_t rows, cols;           /* from --rows and --cols, given together; 0 when not given */
+    size_t rows, cols;           /* from --rows and --cols, given together, within cli_shape_fits(); 0
+                                    when not given */
     input_spec input;            /* --dist and --range */
     bool range_given;            /* --range was on the command line */
     int iters, warmup;           /* timed runs (median over iters) and untimed runs before them */
@@ -42,8 +56,12 @@ void cli_defaults(cli_options *opts);
  * line that says what is wrong. */
 cli_status cli_parse(int argc, char **argv, cli_options *opts, char *err, size_t err_len);
 
-/* Parses a count such as "1000", "10K", "1M", "1e7" (K, M, G are powers of ten). 0 on success. */
-int cli_parse_count(const char *text, size_t *out);
+/* Parses a count from 1 to max such as "1000", "10K", "1M", "1e7" (K, M, G are powers of ten), digits
+ * first. 0 on success. */
+int cli_parse_count(const char *text, size_t max, size_t *out);
+
+/* Whether rows x cols is within CLI_MAX_ROWS and CLI_MAX_ELEMENTS. */
+bool cli_shape_fits(size_t rows, size_t cols);
 
 /* What a stage's main() calls: --help prints usage and exits 0, an error prints one line and
  * exits 2. `about` is the stage's own first lines of --help. */

@@ -73,9 +73,13 @@ void gpu_require_memory(size_t bytes, const char *what)
 {
     size_t free_bytes = 0, total_bytes = 0;
     CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-    if (bytes > free_bytes)
-        die(1, "not enough GPU memory for %s: needs %zu MiB, %zu MiB free of %zu MiB", what,
-            bytes >> 20, free_bytes >> 20, total_bytes >> 20);
+    if (bytes > free_bytes) {
+        char need[32], have[32], total[32];
+        format_bytes(bytes, need, sizeof need);
+        format_bytes(free_bytes, have, sizeof have);
+        format_bytes(total_bytes, total, sizeof total);
+        die(1, "not enough GPU memory for %s: needs %s, %s free of %s", what, need, have, total);
+    }
 }
 
 void *gpu_alloc_zeroed(size_t bytes, const char *what)
@@ -198,8 +202,11 @@ static size_t ceiling_buffer_bytes(int buffers)
     size_t bytes = (size_t)512 << 20;
     if (bytes * buffers > free_bytes / 2)
         bytes = free_bytes / 2 / buffers / 16 * 16;
-    if (bytes < 4 * g.flush_bytes)
-        die(1, "not enough GPU memory to measure the bandwidth ceiling: %zu MiB free", free_bytes >> 20);
+    if (bytes < 4 * g.flush_bytes) {
+        char have[32];
+        format_bytes(free_bytes, have, sizeof have);
+        die(1, "not enough GPU memory to measure the bandwidth ceiling: %s free", have);
+    }
     return bytes;
 }
 

@@ -26,6 +26,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "check.h"
+
 static const char magic[6] = {'\x93', 'N', 'U', 'M', 'P', 'Y'};
 
 /* The magic string, the version and a 4-byte header length: the most a header's preamble takes. */
@@ -83,15 +85,6 @@ static shape_text print_dims(const size_t *dims, int ndim, const char *brackets)
 }
 
 static shape_text print_shape(const npy_logits *a) { return print_dims(a->shape, a->ndim, "()"); }
-
-/* a * b in *product, or false when it does not fit a size_t. */
-static bool multiply(size_t a, size_t b, size_t *product)
-{
-    if (b != 0 && a > SIZE_MAX / b)
-        return false;
-    *product = a * b;
-    return true;
-}
 
 enum { KEY_DESCR, KEY_FORTRAN_ORDER, KEY_SHAPE, N_KEYS };
 static const char *const key_names[N_KEYS] = {"descr", "fortran_order", "shape"};
@@ -328,12 +321,12 @@ static int check_values(const dict_parser *p, npy_logits *out, size_t *data_byte
         if (out->shape[d] == 0)
             return refuse(p, "its shape %s has a dimension of length 0: there are no logits", print_shape(out).text);
         if (d < out->ndim - 1)
-            fits = fits && multiply(out->rows, out->shape[d], &out->rows);
+            fits = fits && size_mul(out->rows, out->shape[d], &out->rows);
     }
     if (out->cols > INT32_MAX)
         return refuse(p, "its rows have %zu logits (V), more than the kernels' limit of 2^31 - 1", out->cols);
     size_t elements;
-    if (!fits || !multiply(out->rows, out->cols, &elements) || !multiply(elements, dtype_size(out->dtype), data_bytes))
+    if (!fits || !size_mul(out->rows, out->cols, &elements) || !size_mul(elements, dtype_size(out->dtype), data_bytes))
         return refuse(p, "its shape %s needs more than %zu bytes (SIZE_MAX)", print_shape(out).text,
                       (size_t)SIZE_MAX);
     return 0;
@@ -465,17 +458,21 @@ void npy_logits_free(npy_logits *a)
     a->data = NULL;
 }
 
-int npy_write(const char *path, const char *descr, size_t elem_size, const size_t *shape, int ndim,
-              const void *data, char *err, size_t err_len)
+int npy_write(FILE *f, const char *descr, size_t elem_size, const size_t *shape, int ndim, const void *data,
+              char *err, size_t err_len)
 {
     char dict[256], dims[160] = "";
-    size_t count = 1;
+    size_t count = 1, bytes;
+    bool fits = true;
     for (int d = 0; d < ndim; d++) {
         snprintf(dims + strlen(dims), sizeof dims - strlen(dims), "%zu,%s", shape[d], d + 1 < ndim ? " " : "");
-        count *= shape[d];
+        fits = fits && size_mul(count, shape[d], &count);
     }
     if (ndim > 1)
         dims[strlen(dims) - 1] = '\0'; /* numpy writes (2, 3) but (5,) */
+    if (!fits || !size_mul(count, elem_size, &bytes))
+        return report(-1, err, err_len, "an array of shape (%s) needs more than %zu bytes (SIZE_MAX)", dims,
+                      (size_t)SIZE_MAX);
     int len = snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (%s), }", descr, dims);
     /* Pad with spaces and end with a newline so the data starts on a 64-byte boundary. */
     const int total = (10 + len + 1 + 63) / 64 * 64;
@@ -484,13 +481,8 @@ int npy_write(const char *path, const char *descr, size_t elem_size, const size_
     dict[len++] = '\n';
     const unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(len & 0xFF),
                                    (unsigned char)(len >> 8)};
-
-    FILE *f = fopen(path, "wb");
-    if (!f)
-        return report(-1, err, err_len, "cannot write '%s': %s", path, strerror(errno));
-    const int bad = fwrite(pre, 1, 10, f) != 10 || fwrite(dict, 1, (size_t)len, f) != (size_t)len ||
-                    fwrite(data, elem_size, count, f) != count;
-    if (fclose(f) || bad)
-        return report(-1, err, err_len, "writing '%s' failed", path);
+    fwrite(pre, 1, sizeof pre, f);
+    fwrite(dict, 1, (size_t)len, f);
+    fwrite(data, 1, bytes, f);
     return 0;
 }

@@ -1,8 +1,6 @@
 #include "report.h"
 
-#include <errno.h>
 #include <math.h>
-#include <string.h>
 #include <time.h>
 
 #include "check.h"
@@ -72,13 +70,9 @@ void report_timing_row(const timing_layout *layout, relative_mode relative, cons
                         "is wrong\n", program_name(), m->variant, shape);
 }
 
-FILE *report_csv_open(const char *path, const gpu_info *gpu, const char *ceiling_name,
-                      double ceiling_gbps, int argc, char **argv, const char *columns)
+void report_csv_header(FILE *csv, const gpu_info *gpu, const char *ceiling_name, double ceiling_gbps, int argc,
+                       char **argv, const char *columns)
 {
-    FILE *csv = fopen(path, "w");
-    if (!csv)
-        die(EXIT_USAGE, "cannot write CSV file '%s': %s", path, strerror(errno));
-
     char date[32];
     const time_t now = time(NULL);
     strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
@@ -93,7 +87,6 @@ FILE *report_csv_open(const char *path, const gpu_info *gpu, const char *ceiling
     for (int i = 0; i < argc; i++)
         fprintf(csv, " %s", argv[i]);
     fprintf(csv, "\n%s\n", columns);
-    return csv;
 }
 
 void report_csv_row(FILE *csv, const char *before, const measurement *m, const char *after)
@@ -109,10 +102,4 @@ void report_csv_row(FILE *csv, const char *before, const measurement *m, const c
         fprintf(csv, "%s,%.6f\n", m->baseline, m->baseline_ms);
     else
         fputs(",\n", csv);
-}
-
-void report_csv_close(FILE *csv, const char *path)
-{
-    if (ferror(csv) | fclose(csv))
-        die(1, "writing CSV file '%s' failed", path);
 }

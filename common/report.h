@@ -68,18 +68,15 @@ void report_timing_header(const timing_layout *layout, relative_mode relative, c
 void report_timing_row(const timing_layout *layout, relative_mode relative, const char *shape,
                        const char *before, const measurement *m, const char *after);
 
-/* Opens FILE for writing and writes the header: '#' lines naming GPU, CUDA runtime and driver,
- * date, ceiling and the command line, then the line of column names. Cannot open: one line, exit 2. */
-FILE *report_csv_open(const char *path, const gpu_info *gpu, const char *ceiling_name,
-                      double ceiling_gbps, int argc, char **argv, const char *columns);
+/* The CSV's header: '#' lines naming GPU, CUDA runtime and driver, date, ceiling and the command
+ * line, then the line of column names. */
+void report_csv_header(FILE *csv, const gpu_info *gpu, const char *ceiling_name, double ceiling_gbps, int argc,
+                       char **argv, const char *columns);
 
 /* A CSV line: the kind's own fields `before` and `after` (each field ending in a comma) around
  * median_ms,min_ms,max_ms,gbps,pct_ceiling,ceiling_gbps (empty when not timed), then baseline and
  * baseline_ms (empty when none). */
 void report_csv_row(FILE *csv, const char *before, const measurement *m, const char *after);
-
-/* Closes the file; a failed write or close is one line and exit 1. */
-void report_csv_close(FILE *csv, const char *path);
 
 #ifdef __cplusplus
 }

@@ -1,9 +1,11 @@
 #include "stage.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "check.h"
+#include "outfile.h"
 #include "topk_bench.h"
 
 void stage_start(stage_context *st, int argc, char **argv, const char *about,
@@ -19,6 +21,18 @@ void stage_start(stage_context *st, int argc, char **argv, const char *about,
     stage_open(st, argc, argv, relative);
 }
 
+/* Whether --variant names one of names[0..n_names-1]; dies with the list when it does not. */
+static void check_variant(const char *variant, const char *const *names, int n_names)
+{
+    char list[256] = "";
+    for (int v = 0; v < n_names; v++) {
+        if (strcmp(variant, names[v]) == 0)
+            return;
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", v ? ", " : "", names[v]);
+    }
+    die(EXIT_USAGE, "unknown variant '%s' (this stage has: %s)", variant, list);
+}
+
 void stage_parse(stage_context *st, int argc, char **argv, const char *about, const char *const *names,
                  int n_names, stage_kind kind)
 {
@@ -31,15 +45,12 @@ void stage_parse(stage_context *st, int argc, char **argv, const char *about, co
         die(EXIT_USAGE, "--rows/--cols: this stage computes one softmax over the whole array; use --n");
     if (kind == STAGE_TOPK && o->n_sizes)
         die(EXIT_USAGE, "--n/--sizes: this stage works on rows of logits; use --rows (B x T) and --cols (V), or --input");
-    if (!o->variant)
-        return;
-    char list[256] = "";
-    for (int v = 0; v < n_names; v++) {
-        if (strcmp(o->variant, names[v]) == 0)
-            return;
-        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", v ? ", " : "", names[v]);
-    }
-    die(EXIT_USAGE, "unknown variant '%s' (this stage has: %s)", o->variant, list);
+    if (kind == STAGE_TOPK && o->cols > INT32_MAX)
+        die(EXIT_USAGE, "--cols %zu: a row holds at most 2147483647 logits (V), which the kernels index with an int",
+            o->cols);
+    if (o->variant)
+        check_variant(o->variant, names, n_names);
+    st->bench = (bench_settings){.csv = o->csv_path ? outfile_open_or_exit(o->csv_path, "CSV file") : NULL};
 }
 
 void stage_open(stage_context *st, int argc, char **argv, relative_mode relative)
@@ -49,16 +60,13 @@ void stage_open(stage_context *st, int argc, char **argv, relative_mode relative
     gpu_open(&st->gpu);
     const double ceiling = topk ? gpu_read_ceiling_gbps() : gpu_copy_ceiling_gbps();
     report_device(&st->gpu, ceiling_name, ceiling);
-    FILE *csv = st->opts.csv_path ? report_csv_open(st->opts.csv_path, &st->gpu, ceiling_name, ceiling, argc, argv,
-                                                    topk ? TOPK_CSV_COLUMNS : SOFTMAX_CSV_COLUMNS)
-                                  : NULL;
-    st->bench = (bench_settings){
-        .warmup = st->opts.warmup,
-        .iters = st->opts.iters,
-        .ceiling_gbps = ceiling,
-        .csv = csv,
-        .relative = relative,
-    };
+    if (st->bench.csv)
+        report_csv_header(st->bench.csv, &st->gpu, ceiling_name, ceiling, argc, argv,
+                          topk ? TOPK_CSV_COLUMNS : SOFTMAX_CSV_COLUMNS);
+    st->bench.warmup = st->opts.warmup;
+    st->bench.iters = st->opts.iters;
+    st->bench.ceiling_gbps = ceiling;
+    st->bench.relative = relative;
 }
 
 bool stage_chosen(const stage_context *st, const char *name)
@@ -133,9 +141,10 @@ int stage_timing_rows(const stage_context *st, const char *experiment,
 
 int stage_end(stage_context *st, int failed)
 {
-    if (st->bench.csv)
-        report_csv_close(st->bench.csv, st->opts.csv_path);
+    if (st->opts.csv_path)
+        outfile_commit_or_exit(st->bench.csv, "CSV file");
     if (failed)
-        die(1, "%d timing row(s) failed verification against the fp64 reference", failed);
+        die(1, "%d timing row(s) failed verification against the fp64 reference%s", failed,
+            st->opts.csv_path ? "; the CSV keeps them, marked FAIL" : "");
     return 0;
 }

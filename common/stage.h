@@ -1,5 +1,5 @@
-/* The frame of every stage's main(): flags, variants, GPU, ceiling, CSV at the start; the timing
- * tables of the shapes asked for; the CSV closed and the exit status at the end. A stage's main()
+/* The frame of every stage's main(): flags, variants, CSV, GPU, ceiling at the start; the timing
+ * tables of the shapes asked for; the CSV put in place and the exit status at the end. A stage's main()
  * is then its own experiments between stage_start() and stage_end(). Stage 06 starts in the two
  * halves of stage_start(), stage_parse() and stage_open(), and between them refuses what its
  * variants cannot take, before the GPU is opened. */
@@ -36,13 +36,14 @@ void stage_start(stage_context *st, int argc, char **argv, const char *about,
                  relative_mode relative);
 
 /* The first half of the start: parses the flags (`about` opens --help), refusing those that are not
- * of this kind and a --variant not among names[0..n_names-1]. Each failure is one line and exit 2.
+ * of this kind and a --variant not among names[0..n_names-1], and opens --csv's temporary beside the
+ * file (outfile.h), which finds a path that cannot be written. Each failure is one line and exit 2.
  * The GPU is not touched, so a stage can refuse more of the command line before stage_open(). */
 void stage_parse(stage_context *st, int argc, char **argv, const char *about, const char *const *names,
                  int n_names, stage_kind kind);
 
-/* The second half: opens the GPU, measures the kind's ceiling, prints the device, and opens the CSV
- * of --csv with the kind's columns; timing rows are compared with their baseline as `relative`
+/* The second half: opens the GPU, measures the kind's ceiling, prints the device, and writes the
+ * CSV's header with the kind's columns; timing rows are compared with their baseline as `relative`
  * says. */
 void stage_open(stage_context *st, int argc, char **argv, relative_mode relative);
 
@@ -68,7 +69,9 @@ int stage_timing_rows(const stage_context *st, const char *experiment,
                       const softmax_variant *const *list, int n_list,
                       const softmax_shape *default_shapes, int n_default);
 
-/* Closes the CSV; if any timed row failed verification, says so in one line and exits 1. */
+/* Puts the CSV in place of --csv's file (a failed write: one line, exit 1), failed rows and all; then,
+ * if any timed row failed verification, says so in one line and exits 1. A run that ends before this
+ * leaves --csv's file as it was. */
 int stage_end(stage_context *st, int failed);
 
 #ifdef __cplusplus

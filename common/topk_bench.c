@@ -1,5 +1,6 @@
 #include "topk_bench.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,10 +11,17 @@
  * then filled by the caller, and case_finish rounds, references and uploads it. */
 static void case_alloc(topk_case *c)
 {
-    const size_t n = c->rows * c->cols, out = c->rows * (size_t)c->ref_k;
     char what[128], dims[64];
     format_shape(c->rows, c->cols, dims, sizeof dims);
     snprintf(what, sizeof what, "a top-%d of %s %s logits", c->ref_k, dims, dtype_name(c->dtype));
+    /* ref_k <= cols, so there are at most n outputs. The host holds an element's logit as a float
+     * and in its dtype, and an output's reference index and probability and the last run's index
+     * and probability: when 28 bytes an element fit a size_t, so does every byte count here. */
+    size_t n, host_bytes;
+    const size_t per_element = 2 * sizeof(float) + 2 * sizeof(int) + sizeof(double) + sizeof(float);
+    if (!size_mul(c->rows, c->cols, &n) || !size_mul(n, per_element, &host_bytes))
+        die(EXIT_USAGE, "%s needs more than %zu bytes (SIZE_MAX)", what, (size_t)SIZE_MAX);
+    const size_t out = c->rows * (size_t)c->ref_k;
     gpu_require_memory(n * dtype_size(c->dtype) + out * (sizeof(int) + sizeof(float)), what);
     c->x_host = xmalloc(n * sizeof(float), what);
     c->ref_idx = xmalloc(out * sizeof(int), what);

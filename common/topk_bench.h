@@ -27,7 +27,8 @@ typedef struct {
     const char *name;
     /* DRAM bytes its algorithm moves per row, for the table */
     double (*bytes_per_row)(size_t rows, size_t cols, int k, logit_dtype dtype);
-    /* Zeroed device scratch it needs (NULL: none); it must leave what it relies on zero again. */
+    /* Zeroed device scratch it needs (NULL: none), asked only where `fits` holds, which keeps its
+     * size within a size_t; it must leave what it relies on zero again. */
     size_t (*workspace_bytes)(size_t rows, size_t cols, int k, logit_dtype dtype);
     /* Enqueues the top-K on the default stream, writing rows x k indices and probabilities, best
      * first; checks every launch; returns the number of kernel launches. */

@@ -1,5 +1,6 @@
 /* The shared command line: every flag parses, and every malformed one is refused with a message. */
 #include <criterion/criterion.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "../common/cli.h"
@@ -50,6 +51,10 @@ Test(cli, parses_every_flag)
     cr_expect_eq(o.seed, 42);
     cr_expect_str_eq(o.csv_path, "out.csv");
     cr_expect_str_eq(o.variant, "fused");
+    cr_assert_eq(PARSE(&o, "--seed", "18446744073709551615", "--range", "-1e3:+5"), CLI_OK, "%s", err);
+    cr_expect_eq(o.seed, UINT64_MAX);
+    cr_expect_eq(o.input.lo, -1000.0);
+    cr_expect_eq(o.input.hi, 5.0);
 }
 
 Test(cli, parses_a_size_list)
@@ -65,12 +70,17 @@ Test(cli, parses_a_size_list)
 Test(cli, counts)
 {
     size_t v;
-    cr_expect(cli_parse_count("4097", &v) == 0 && v == 4097);
-    cr_expect(cli_parse_count("10k", &v) == 0 && v == 10000);
-    cr_expect(cli_parse_count("1e7", &v) == 0 && v == 10000000);
-    const char *bad[] = {"", "0", "-5", "1.5K", "10X", "K", "1e", "1e99", "5 ", " 5", "99999999999999999999999"};
+    cr_expect(cli_parse_count("4097", SIZE_MAX, &v) == 0 && v == 4097);
+    cr_expect(cli_parse_count("10k", SIZE_MAX, &v) == 0 && v == 10000);
+    cr_expect(cli_parse_count("1e7", SIZE_MAX, &v) == 0 && v == 10000000);
+    cr_expect(cli_parse_count("18446744073709551615", SIZE_MAX, &v) == 0 && v == SIZE_MAX);
+    cr_expect(cli_parse_count("1K", 1000, &v) == 0 && v == 1000);
+    cr_expect_neq(cli_parse_count("1001", 1000, &v), 0);
+    cr_expect_neq(cli_parse_count("2e3", 1999, &v), 0);
+    const char *bad[] = {"",   "0",  "-5",  "+5",  "1.5K", "10X", "K", "1e", "1e99", "1e+5", "1e 5", "5 ", " 5",
+                         "99999999999999999999999", "1e4294967301" /* an exponent that wraps an unsigned to 5 */};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-        cr_expect_neq(cli_parse_count(bad[i], &v), 0, "'%s' was accepted", bad[i]);
+        cr_expect_neq(cli_parse_count(bad[i], SIZE_MAX, &v), 0, "'%s' was accepted", bad[i]);
 }
 
 Test(cli, help)
@@ -93,8 +103,8 @@ Test(cli, refuses_malformed_flags)
         {{"-n", "5"}, 2, "unexpected argument '-n'"},
         {{"1000"}, 1, "unexpected argument '1000'"},
         {{"--n"}, 1, "--n needs a value"},
-        {{"--n", "abc"}, 2, "--n: expected a positive count"},
-        {{"--n", "0"}, 2, "--n: expected a positive count"},
+        {{"--n", "abc"}, 2, "--n: expected a count from 1 to"},
+        {{"--n", "0"}, 2, "--n: expected a count from 1 to"},
         {{"--sizes", "1K,,2K"}, 2, "--sizes: expected"},
         {{"--sizes", "1K,x"}, 2, "--sizes: expected"},
         {{"--range", "5"}, 2, "--range: expected LO:HI"},
@@ -107,10 +117,19 @@ Test(cli, refuses_malformed_flags)
         {{"--iters", "0"}, 2, "--iters: expected"},
         {{"--iters", "5x"}, 2, "--iters: expected"},
         {{"--warmup", "-1"}, 2, "--warmup: expected"},
-        {{"--seed", "-1"}, 2, "--seed: expected"},
+        {{"--iters", " 5"}, 2, "--iters: expected"},
+        {{"--iters", "+5"}, 2, "--iters: expected"},
+        {{"--warmup", "-0"}, 2, "--warmup: expected"},
+        {{"--k", " 3"}, 2, "--k: expected"},
+        {{"--seed", "-1"}, 2, "--seed: expected a whole number from 0 to 18446744073709551615, got '-1'"},
+        {{"--seed", " -1"}, 2, "--seed: expected a whole number from 0 to 18446744073709551615, got ' -1'"},
+        {{"--seed", "+1"}, 2, "--seed: expected"},
+        {{"--seed", "18446744073709551616"}, 2, "--seed: expected"},
+        {{"--range", " 1:2"}, 2, "--range: expected LO:HI"},
+        {{"--range", "1: 2"}, 2, "--range: expected LO:HI"},
         {{"--csv", ""}, 2, "--csv needs a file name"},
         {{"--rows", "8"}, 2, "--rows and --cols go together"},
-        {{"--cols", "0"}, 2, "--cols: expected a positive count"},
+        {{"--cols", "0"}, 2, "--cols: expected a count from 1 to"},
         {{"--rows", "8", "--cols"}, 3, "--cols needs a value"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -131,6 +150,42 @@ Test(cli, parses_rows_and_cols)
     cr_expect_eq(o.cols, 50257);
     cr_expect_eq(PARSE(&o, "--rows", "8", "--cols", "8", "--n", "5"), CLI_ERROR);
     cr_expect(strstr(err, "not both") != NULL, "%s", err);
+}
+
+/* The bounds of cli.h: 2^31 - 1 rows, 256 x (2^31 - 1) elements, each accepted and one past it
+ * refused, with a message that says the bound. */
+Test(cli, bounds_of_a_shape)
+{
+    cli_options o;
+    cr_assert_eq(PARSE(&o, "--n", "549755813632"), CLI_OK, "%s", err);
+    cr_expect_eq(o.sizes[0], CLI_MAX_ELEMENTS);
+    cr_assert_eq(PARSE(&o, "--rows", "2147483647", "--cols", "256"), CLI_OK, "%s", err);
+    cr_expect_eq(o.rows, CLI_MAX_ROWS);
+    cr_assert_eq(PARSE(&o, "--rows", "1", "--cols", "549755813632"), CLI_OK, "%s", err);
+
+    const struct {
+        const char *argv[4];
+        const char *message;
+    } refused[] = {
+        {{"--n", "549755813633"}, "--n: expected a count from 1 to 549755813632, like 1000, 10K or 1e6, got '549755813633'"},
+        {{"--n", "4611686018427387904"}, "--n: expected a count from 1 to 549755813632"},
+        {{"--sizes", "1K,1e12"}, "--sizes: expected up to 32 counts from 1 to 549755813632"},
+        {{"--rows", "2147483648", "--cols", "1"}, "--rows: expected a count from 1 to 2147483647, like 8192 or 4K, got '2147483648'"},
+        {{"--rows", "16", "--cols", "1152921504606846976"}, "--cols: expected a count from 1 to 549755813632"},
+        {{"--rows", "2147483647", "--cols", "257"},
+         "--rows x --cols: 2147483647 x 257 is more than 549755813632 elements (a block per 256 of them, at most 2^31 - 1 blocks)"},
+        {{"--rows", "4294967296", "--cols", "4294967296"}, "--rows: expected a count from 1 to 2147483647"},
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        const int argc = refused[i].argv[2] ? 5 : 3;
+        const char *argv[5] = {"run", refused[i].argv[0], refused[i].argv[1], refused[i].argv[2], refused[i].argv[3]};
+        cr_expect_eq(parse(&o, argc, argv), CLI_ERROR, "case %zu was accepted", i);
+        cr_expect_eq(strncmp(err, refused[i].message, strlen(refused[i].message)), 0, "case %zu: %s", i, err);
+    }
+    cr_expect(cli_shape_fits(CLI_MAX_ROWS, 256));
+    cr_expect_not(cli_shape_fits(CLI_MAX_ROWS + 1, 1));
+    cr_expect_not(cli_shape_fits(2, CLI_MAX_ELEMENTS / 2 + 1));
+    cr_expect_not(cli_shape_fits((size_t)1 << 32, (size_t)1 << 32), "the product wraps to 0");
 }
 
 Test(cli, refuses_too_many_sizes)

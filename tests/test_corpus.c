@@ -54,9 +54,6 @@ static void replay_npy(const char *name, const uint8_t *bytes, size_t n, bool ac
     npy_logits_free(&a);
 }
 
-/* accept-seed-space-minus-one: cli.c reads --seed ' -1' as 2^64 - 1 (strtoull skips the space and
- * negates), although its message says a non-negative whole number; kept as what cli_parse does
- * today, to rename refuse-... when cli.c refuses it. */
 static void replay_cli(const char *name, const uint8_t *bytes, size_t n, bool accept)
 {
     cli_status st;

@@ -13,12 +13,22 @@
 
 #include "../common/npy.h"
 #include "fuzz/oracle.h"
+#include "npy_test.h"
 
 static char *temp_path(const char *name)
 {
     static char path[256];
     snprintf(path, sizeof path, "/tmp/npy-test-%d-%s", (int)getpid(), name);
     return path;
+}
+
+void save_npy(const char *path, const char *descr, size_t elem_size, const size_t *shape, int ndim, const void *data)
+{
+    char err[256];
+    FILE *f = fopen(path, "wb");
+    cr_assert_not_null(f, "%s", path);
+    cr_assert_eq(npy_write(f, descr, elem_size, shape, ndim, data, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(fclose(f), 0, "%s", path);
 }
 
 static void write_bytes(const char *path, const void *bytes, size_t n)
@@ -97,7 +107,7 @@ Test(npy, float32_round_trip_and_numpy_header_layout)
     const size_t shape[3] = {2, 3, 4};
     char err[256];
     const char *path = temp_path("f32.npy");
-    cr_assert_eq(npy_write(path, "<f4", 4, shape, 3, x, err, sizeof err), 0, "%s", err);
+    save_npy(path, "<f4", 4, shape, 3, x);
 
     /* The header is the one np.save writes: version 1.0, the dict, padded to 64 bytes. */
     char head[129] = {0};
@@ -119,13 +129,27 @@ Test(npy, float32_round_trip_and_numpy_header_layout)
     remove(path);
 }
 
+/* A shape whose bytes do not fit a size_t is refused, and nothing is written. */
+Test(npy, write_refuses_a_shape_past_size_max)
+{
+    const size_t shape[2] = {(size_t)1 << 62, 4};
+    char err[256];
+    FILE *out = tmpfile();
+    cr_assert_not_null(out);
+    cr_expect_eq(npy_write(out, "<f4", 4, shape, 2, NULL, err, sizeof err), -1);
+    cr_expect_str_eq(err, "an array of shape (4611686018427387904, 4) needs more than 18446744073709551615 bytes "
+                          "(SIZE_MAX)");
+    cr_expect_eq(ftell(out), 0);
+    fclose(out);
+}
+
 Test(npy, one_dimension_keeps_its_trailing_comma)
 {
     const int v[5] = {1, 2, 3, 4, 5};
     const size_t shape[1] = {5};
-    char err[256], head[129] = {0};
+    char head[129] = {0};
     const char *path = temp_path("1d.npy");
-    cr_assert_eq(npy_write(path, "<i4", 4, shape, 1, v, err, sizeof err), 0);
+    save_npy(path, "<i4", 4, shape, 1, v);
     FILE *f = fopen(path, "rb");
     cr_assert_eq(fread(head, 1, 128, f), 128);
     fclose(f);

@@ -1,7 +1,9 @@
 /* The stage programs themselves, run as a user would: bad input gets one line and a non-zero exit,
- * and with no GPU the program says so in one line. */
+ * with no GPU the program says so in one line, and a run that fails leaves its outputs' files as
+ * they were. */
 #define _POSIX_C_SOURCE 200809L
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +14,7 @@
 #include "../common/gpu.h"
 #include "../common/npy.h"
 #include "../common/topk.h"
+#include "npy_test.h"
 
 typedef struct {
     int status;
@@ -82,12 +85,39 @@ Test(programs, bad_input_is_one_line_and_exit_2)
     } cases[] = {
         {"--bogus", "run: unknown flag '--bogus' (see --help)\n"},
         {"--range 1000:500", "run: --range: expected LO:HI"},
-        {"--n 0", "run: --n: expected a positive count"},
+        {"--n 0", "run: --n: expected a count from 1 to"},
         {"--variant nope", "run: unknown variant 'nope' (this stage has: "},
+        {"--seed -1", "run: --seed: expected a whole number from 0 to 18446744073709551615, got '-1'"},
+        {"--seed ' -1'", "run: --seed: expected a whole number from 0 to 18446744073709551615, got ' -1'"},
     };
     for (size_t i = 0; i < sizeof stages / sizeof stages[0]; i++)
         for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
             expect_usage_error(stages[i], cases[k].args, cases[k].message);
+}
+
+/* Shapes past the bounds of cli.h, refused before anything is allocated and before the GPU is
+ * opened: with no GPU the message is this one too, not "no CUDA device". */
+Test(programs, shapes_past_the_bounds_are_one_line_and_exit_2)
+{
+    static const struct {
+        const char *stage, *args, *message;
+    } cases[] = {
+        {"06_fused_topk", "--rows 16 --cols 1152921504606846976 --k 10",
+         "run: --cols: expected a count from 1 to 549755813632, like 8192 or 4K, got '1152921504606846976'"},
+        {"06_fused_topk", "--rows 4 --cols 4611686018427387904 --dist outliers", "run: --cols: expected a count from 1"},
+        {"05_online", "--rows 4 --cols 4611686018427387904 --dist outliers", "run: --cols: expected a count from 1"},
+        {"01_naive", "--n 4611686018427387904",
+         "run: --n: expected a count from 1 to 549755813632, like 1000, 10K or 1e6, got '4611686018427387904'"},
+        {"02_multipass", "--sizes 1K,549755813633", "run: --sizes: expected up to 32 counts from 1 to 549755813632"},
+        {"04_warp", "--rows 2147483648 --cols 1", "run: --rows: expected a count from 1 to 2147483647"},
+        {"04_warp", "--rows 1048576 --cols 1048576",
+         "run: --rows x --cols: 1048576 x 1048576 is more than 549755813632 elements (a block per 256 of them, at "
+         "most 2^31 - 1 blocks) (see --help)\n"},
+        {"06_fused_topk", "--rows 1 --cols 2147483648",
+         "run: --cols 2147483648: a row holds at most 2147483647 logits (V), which the kernels index with an int\n"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        expect_usage_error(cases[i].stage, cases[i].args, cases[i].message);
 }
 
 Test(programs, one_softmax_stages_refuse_rows)
@@ -181,10 +211,9 @@ Test(programs, topk_malformed_npy_is_one_line_and_exit_2)
     const outcome o = run_stage("06_fused_topk", args);
     cr_expect(strstr(o.err, "its shape needs 32000 bytes of data, the file has 2") != NULL, "%s", o.err);
 
-    float logits[6] = {0};
+    const float logits[6] = {0};
     const size_t shape[2] = {2, 3};
-    char err[256];
-    cr_assert_eq(npy_write(path, "<f4", 4, shape, 2, logits, err, sizeof err), 0);
+    save_npy(path, "<f4", 4, shape, 2, logits);
     snprintf(args, sizeof args, "--input %s --dtype bf16 --k 2", path);
     expect_usage_error("06_fused_topk", args, "run: --dtype bf16: the file's logits are float32\n");
     remove(path);
@@ -202,11 +231,11 @@ Test(programs, topk_npy_round_trip)
     static float logits[ROWS * V];
     for (int i = 0; i < ROWS * V; i++)
         logits[i] = (float)((i * 7919) % 1013) / 101.0f; /* ties too */
-    char in[64], prefix[64], path[96], args[256], err[256];
+    char in[64], prefix[64], path[96], args[256];
     snprintf(in, sizeof in, "/tmp/logits-%d.npy", (int)getpid());
     snprintf(prefix, sizeof prefix, "/tmp/answer-%d", (int)getpid());
     const size_t shape[3] = {2, 3, V};
-    cr_assert_eq(npy_write(in, "<f4", 4, shape, 3, logits, err, sizeof err), 0);
+    save_npy(in, "<f4", 4, shape, 3, logits);
     snprintf(args, sizeof args, "--input %s --output %s --k %d --iters 2 --warmup 1", in, prefix, K);
     const outcome o = run_stage("06_fused_topk", args);
     cr_assert_eq(o.status, 0, "%s", o.err);
@@ -242,4 +271,114 @@ Test(programs, topk_npy_round_trip)
         }
     }
     remove(in);
+}
+
+/* A directory of its own for a test's files, each holding "old <name>\n". */
+typedef struct {
+    char dir[64];
+    const char *names[3];
+    int n;
+} old_files;
+
+static old_files make_old_files(const char *const *names, int n)
+{
+    old_files f = {.n = n};
+    snprintf(f.dir, sizeof f.dir, "/tmp/programs-test-XXXXXX");
+    cr_assert_not_null(mkdtemp(f.dir));
+    for (int i = 0; i < n; i++) {
+        char path[128];
+        f.names[i] = names[i];
+        snprintf(path, sizeof path, "%s/%s", f.dir, names[i]);
+        FILE *out = fopen(path, "w");
+        cr_assert_not_null(out);
+        fprintf(out, "old %s\n", names[i]);
+        fclose(out);
+    }
+    return f;
+}
+
+/* Each file still holds its old bytes, and nothing else is in the directory (no temporary); then
+ * the directory is removed. */
+static void expect_old_files_and_remove(const old_files *f, const char *what)
+{
+    DIR *d = opendir(f->dir);
+    cr_assert_not_null(d);
+    int entries = 0;
+    for (const struct dirent *e; (e = readdir(d)) != NULL;)
+        entries += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+    closedir(d);
+    cr_expect_eq(entries, f->n, "%s: %d files where there were %d: a temporary is left", what, entries, f->n);
+    for (int i = 0; i < f->n; i++) {
+        char path[128], got[64] = "", want[64];
+        snprintf(path, sizeof path, "%s/%s", f->dir, f->names[i]);
+        snprintf(want, sizeof want, "old %s\n", f->names[i]);
+        FILE *in = fopen(path, "r");
+        cr_assert_not_null(in, "%s: %s is gone", what, path);
+        got[fread(got, 1, sizeof got - 1, in)] = '\0';
+        fclose(in);
+        cr_expect_str_eq(got, want, "%s: %s was changed", what, path);
+        remove(path);
+    }
+    rmdir(f->dir);
+}
+
+/* An output that cannot be written is refused before the GPU is opened: with no GPU this message
+ * comes, not "no CUDA device". */
+Test(programs, outputs_that_cannot_be_written_are_refused_before_the_gpu)
+{
+    for (size_t i = 0; i < sizeof stages / sizeof stages[0]; i++)
+        expect_usage_error(stages[i], "--csv /nonexistent-dir/out.csv",
+                           "run: cannot write CSV file '/nonexistent-dir/out.csv': No such file or directory\n");
+    expect_usage_error("06_fused_topk", "--rows 4 --cols 100 --output /nonexistent-dir/answer",
+                       "run: cannot write --output file '/nonexistent-dir/answer_indices.npy': No such file or "
+                       "directory\n");
+    expect_usage_error("01_naive", "--csv /tmp", "run: cannot write CSV file '/tmp': Is a directory\n");
+}
+
+/* A run that fails once its outputs are open leaves the files it would have replaced as they were,
+ * and no temporary beside them. These runs fail on every machine: with no GPU at gpu_open(), with
+ * one at the memory check (they need terabytes). */
+Test(programs, a_failed_run_leaves_its_outputs_as_they_were)
+{
+    static const char *const csv_only[] = {"results.csv"};
+    old_files f = make_old_files(csv_only, 1);
+    char args[256];
+    snprintf(args, sizeof args, "--n 549755813632 --csv %s/results.csv", f.dir);
+    outcome o = run_stage("01_naive", args);
+    cr_expect_eq(o.status, 1, "%s", o.err);
+    cr_expect_eq(o.err_lines, 1, "%s", o.err);
+    expect_old_files_and_remove(&f, "01_naive");
+
+    static const char *const all_three[] = {"results.csv", "answer_indices.npy", "answer_probs.npy"};
+    f = make_old_files(all_three, 3);
+    snprintf(args, sizeof args, "--rows 2147483647 --cols 256 --csv %s/results.csv --output %s/answer", f.dir, f.dir);
+    o = run_stage("06_fused_topk", args);
+    cr_expect_eq(o.status, 1, "%s", o.err);
+    cr_expect_eq(o.err_lines, 1, "%s", o.err);
+    expect_old_files_and_remove(&f, "06_fused_topk");
+}
+
+/* Rows that fail verification are kept in the CSV, which replaces the old one, and the run exits 1
+ * saying so. */
+Test(programs, a_run_with_failed_rows_keeps_them_in_its_csv)
+{
+    char reason[256];
+    if (!gpu_available(reason, sizeof reason))
+        cr_skip_test("no CUDA device: %s", reason);
+    static const char *const csv_only[] = {"results.csv"};
+    old_files f = make_old_files(csv_only, 1);
+    char args[256], path[128], csv[8192] = "";
+    snprintf(args, sizeof args, "--n 1000 --range 500:1000 --iters 2 --warmup 0 --csv %s/results.csv", f.dir);
+    const outcome o = run_stage("01_naive", args);
+    cr_expect_eq(o.status, 1, "%s", o.err);
+    cr_expect_str_eq(o.err, "run: 1 timing row(s) failed verification against the fp64 reference; the CSV keeps "
+                            "them, marked FAIL\n");
+    snprintf(path, sizeof path, "%s/results.csv", f.dir);
+    FILE *in = fopen(path, "r");
+    cr_assert_not_null(in);
+    csv[fread(csv, 1, sizeof csv - 1, in)] = '\0';
+    fclose(in);
+    cr_expect(strstr(csv, "# gpu: ") == csv && strstr(csv, ",FAIL,") != NULL, "%s", csv);
+    remove(path);
+    cr_expect_eq(rmdir(f.dir), 0, "a temporary is left in %s", f.dir);
 }

@@ -15,6 +15,7 @@
 #include "../common/dtype.h"
 #include "../common/gpu.h"
 #include "../common/npy.h"
+#include "npy_test.h"
 
 /* ---- Stage 06's scan for NaN and +inf logits ----------------------------------------------- */
 
@@ -124,7 +125,7 @@ Test(nan_rule, stage06_refuses_a_file_with_a_nan_or_plus_inf_logit)
 
     x[(1 * 3 + 0) * V + 1000] = NAN;
     x[6 * V - 1] = INFINITY; /* later: the first one is named */
-    cr_assert_eq(npy_write(path, "<f4", 4, (const size_t[]){2, 3, V}, 3, x, err, sizeof err), 0, "%s", err);
+    save_npy(path, "<f4", 4, (const size_t[]){2, 3, V}, 3, x);
     snprintf(want, sizeof want, "run: --input %s: logit [1, 0, 1000] is NaN: top-K of a softmax with a NaN "
              "(or +inf) logit %s\n", path, refusal);
     cr_expect_eq(run_topk(args, err, sizeof err), 2);
@@ -133,7 +134,7 @@ Test(nan_rule, stage06_refuses_a_file_with_a_nan_or_plus_inf_logit)
     for (int i = 0; i < 4 * 100; i++)
         h[i] = float_to_fp16((float)(i % 9));
     h[3 * 100 + 0] = 0x7C00;
-    cr_assert_eq(npy_write(path, "<f2", 2, (const size_t[]){4, 100}, 2, h, err, sizeof err), 0, "%s", err);
+    save_npy(path, "<f2", 2, (const size_t[]){4, 100}, 2, h);
     snprintf(want, sizeof want, "run: --input %s: logit [3, 0] is +inf: top-K of a softmax with a NaN "
              "(or +inf) logit %s\n", path, refusal);
     cr_expect_eq(run_topk(args, err, sizeof err), 2);
@@ -151,7 +152,7 @@ Test(nan_rule, stage06_takes_minus_inf_logits)
         x[i] = i % 3 ? -INFINITY : (float)(i % 11);
     char path[64], args[160], err[4096];
     snprintf(path, sizeof path, "/tmp/masked-logits-%d.npy", (int)getpid());
-    cr_assert_eq(npy_write(path, "<f4", 4, (const size_t[]){2, 3, V}, 3, x, err, sizeof err), 0, "%s", err);
+    save_npy(path, "<f4", 4, (const size_t[]){2, 3, V}, 3, x);
     snprintf(args, sizeof args, "--input %s --k 5 --iters 2 --warmup 1", path);
     const int status = run_topk(args, err, sizeof err);
     cr_expect_neq(status, 2, "%s", err);

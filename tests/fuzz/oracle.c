@@ -72,10 +72,12 @@ static const char *cli_broken(cli_status st, const cli_options *o, const char *e
     if (o->n_sizes < 0 || o->n_sizes > CLI_MAX_SIZES)
         return "n_sizes is outside 0..CLI_MAX_SIZES";
     for (int i = 0; i < o->n_sizes; i++)
-        if (o->sizes[i] == 0)
-            return "a size is 0";
+        if (o->sizes[i] == 0 || o->sizes[i] > CLI_MAX_ELEMENTS)
+            return "a size is 0 or more than CLI_MAX_ELEMENTS";
     if ((o->rows == 0) != (o->cols == 0))
         return "--rows without --cols, or --cols without --rows";
+    if (o->rows && !cli_shape_fits(o->rows, o->cols))
+        return "--rows x --cols is past CLI_MAX_ROWS or CLI_MAX_ELEMENTS";
     if ((o->rows && o->n_sizes) || (o->input_path && (o->rows || o->n_sizes)))
         return "--n/--sizes, --rows/--cols and --input together";
     if (!isfinite(o->input.lo) || !isfinite(o->input.hi) || !(o->input.lo < o->input.hi))

@@ -1,0 +1,191 @@
+/* Outputs that appear whole or not at all (common/outfile.h): a commit replaces the file, and an
+ * abandon, a failed commit, an exit without a commit or a signal leave the old file as it was and no
+ * temporary beside it. Each test works in a directory of its own. */
+#define _POSIX_C_SOURCE 200809L
+#include <criterion/criterion.h>
+#include <criterion/redirect.h>
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../common/check.h"
+#include "../common/outfile.h"
+
+static char dir[64], path[96];
+
+/* A fresh directory holding out.csv with `old` in it. */
+static void setup_old_file(const char *old)
+{
+    snprintf(dir, sizeof dir, "/tmp/outfile-test-XXXXXX");
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/out.csv", dir);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fputs(old, f);
+    fclose(f);
+}
+
+static void expect_contents(const char *want)
+{
+    char got[256] = "";
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f, "%s is gone", path);
+    got[fread(got, 1, sizeof got - 1, f)] = '\0';
+    fclose(f);
+    cr_expect_str_eq(got, want);
+}
+
+/* How many files the directory holds besides out.csv: its temporaries. */
+static int temporaries(void)
+{
+    DIR *d = opendir(dir);
+    cr_assert_not_null(d);
+    int n = 0;
+    for (const struct dirent *e; (e = readdir(d)) != NULL;)
+        n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && strcmp(e->d_name, "out.csv");
+    closedir(d);
+    return n;
+}
+
+static void remove_dir(void)
+{
+    remove(path);
+    rmdir(dir);
+}
+
+Test(outfile, commit_replaces_the_file_and_leaves_no_temporary)
+{
+    setup_old_file("old\n");
+    FILE *out = outfile_open(path);
+    cr_assert_not_null(out, "%s", strerror(errno));
+    cr_expect_eq(temporaries(), 1, "the temporary is made at once, beside the file");
+    fputs("new\n", out);
+    expect_contents("old\n");
+    cr_assert_eq(outfile_commit(out), 0, "%s", strerror(errno));
+    expect_contents("new\n");
+    cr_expect_eq(temporaries(), 0);
+
+    /* The permissions fopen(path, "w") would give a new file, not mkstemp's 0600. */
+    const mode_t mask = umask(0);
+    umask(mask);
+    struct stat st;
+    cr_assert_eq(stat(path, &st), 0);
+    cr_expect_eq(st.st_mode & 0777, 0666 & ~mask, "mode %o", (unsigned)(st.st_mode & 0777));
+    remove_dir();
+}
+
+Test(outfile, abandon_leaves_the_old_file_and_no_temporary)
+{
+    setup_old_file("old\n");
+    FILE *out = outfile_open(path);
+    cr_assert_not_null(out);
+    fputs("half of it", out);
+    outfile_abandon(out);
+    expect_contents("old\n");
+    cr_expect_eq(temporaries(), 0);
+    remove_dir();
+}
+
+Test(outfile, a_path_that_cannot_be_written_is_found_at_open)
+{
+    cr_expect_null(outfile_open("/nonexistent-dir/out.csv"));
+    cr_expect_eq(errno, ENOENT);
+    setup_old_file("");
+    cr_expect_null(outfile_open(dir));
+    cr_expect_eq(errno, EISDIR);
+    remove_dir();
+}
+
+/* The path made a directory after the open: the rename fails, the commit says so, and removes the
+ * temporary. */
+Test(outfile, a_failed_commit_removes_the_temporary)
+{
+    setup_old_file("old\n");
+    FILE *out = outfile_open(path);
+    cr_assert_not_null(out);
+    fputs("new\n", out);
+    remove(path);
+    cr_assert_eq(mkdir(path, 0700), 0);
+    cr_expect_eq(outfile_commit(out), -1);
+    cr_expect_eq(errno, EISDIR);
+    cr_expect_eq(temporaries(), 0);
+    rmdir(path);
+    rmdir(dir);
+}
+
+/* A child opens the output, writes part of it and then ends as `how` says; the parent finds the old
+ * file as it was and no temporary. Returns the child's wait status. */
+static int end_child(void (*how)(void))
+{
+    setup_old_file("old\n");
+    fflush(NULL);
+    const pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0) {
+        /* A program of its own: the signals as a fresh process has them. */
+        signal(SIGINT, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
+        FILE *out = outfile_open(path);
+        if (!out)
+            _exit(99);
+        fputs("half of it", out);
+        fflush(out);
+        how();
+        _exit(98);
+    }
+    int status;
+    cr_assert_eq(waitpid(pid, &status, 0), pid);
+    expect_contents("old\n");
+    cr_expect_eq(temporaries(), 0);
+    remove_dir();
+    return status;
+}
+
+static void by_exit(void) { exit(3); }
+static void by_die(void) { die(1, "a failure the test asked for"); }
+static void by_sigterm(void) { raise(SIGTERM); }
+static void by_sigint(void) { raise(SIGINT); }
+
+Test(outfile, exit_without_commit_removes_the_temporary)
+{
+    const int status = end_child(by_exit);
+    cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 3, "status %#x", status);
+}
+
+Test(outfile, die_removes_the_temporary, .init = cr_redirect_stderr)
+{
+    const int status = end_child(by_die);
+    cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 1, "status %#x", status);
+}
+
+/* The program still ends by the signal, as its parent expects. */
+Test(outfile, a_signal_removes_the_temporary_and_still_ends_the_program)
+{
+    int status = end_child(by_sigterm);
+    cr_expect(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM, "status %#x", status);
+    status = end_child(by_sigint);
+    cr_expect(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT, "status %#x", status);
+}
+
+/* What the programs call: a path the user can fix is exit 2, with one line that names it. */
+Test(outfile, open_or_exit_refuses_a_missing_directory_with_exit_2, .exit_code = 2, .init = cr_redirect_stderr)
+{
+    outfile_open_or_exit("/nonexistent-dir/out.csv", "CSV file");
+}
+
+Test(outfile, commit_or_exit_puts_the_file_in_place)
+{
+    setup_old_file("old\n");
+    FILE *out = outfile_open_or_exit(path, "CSV file");
+    fputs("new\n", out);
+    outfile_commit_or_exit(out, "CSV file");
+    expect_contents("new\n");
+    cr_expect_eq(temporaries(), 0);
+    remove_dir();
+}
