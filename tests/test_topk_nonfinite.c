@@ -9,13 +9,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../common/dtype.h"
 #include "../common/gpu.h"
 #include "../common/npy.h"
 #include "npy_test.h"
+#include "run_stage.h"
 
 /* ---- Stage 06's scan for NaN and +inf logits ----------------------------------------------- */
 
@@ -95,23 +95,6 @@ Test(nan_rule, scan_names_the_place_in_the_files_shape)
 
 /* ---- Stage 06 refuses such a file before the GPU ------------------------------------------- */
 
-/* Stage 06 with `args`: its exit status, and what it wrote on stderr in err (stdout is dropped). */
-static int run_topk(const char *args, char *err, size_t len)
-{
-    char exe[4096], cmd[8192];
-    const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    cr_assert_gt(n, 0);
-    exe[n] = '\0';
-    *strstr(exe, "/tests/build/") = '\0'; /* this binary is <root>/tests/build/run_tests */
-    snprintf(cmd, sizeof cmd, "'%s/06_fused_topk/run' %s 2>&1 >/dev/null", exe, args);
-    FILE *p = popen(cmd, "r");
-    cr_assert_not_null(p);
-    err[fread(err, 1, len - 1, p)] = '\0';
-    const int status = pclose(p);
-    cr_assert(WIFEXITED(status), "%s did not exit normally", cmd);
-    return WEXITSTATUS(status);
-}
-
 static const char refusal[] = "is not defined; mask with -inf instead";
 
 Test(nan_rule, stage06_refuses_a_file_with_a_nan_or_plus_inf_logit)
@@ -119,7 +102,7 @@ Test(nan_rule, stage06_refuses_a_file_with_a_nan_or_plus_inf_logit)
     enum { V = 1001 };
     static float x[2 * 3 * V];
     static uint16_t h[4 * 100];
-    char path[64], args[128], err[1024], want[512];
+    char path[64], args[128], want[512];
     snprintf(path, sizeof path, "/tmp/nan-logits-%d.npy", (int)getpid());
     snprintf(args, sizeof args, "--input %s", path);
 
@@ -128,8 +111,9 @@ Test(nan_rule, stage06_refuses_a_file_with_a_nan_or_plus_inf_logit)
     save_npy(path, "<f4", 4, (const size_t[]){2, 3, V}, 3, x);
     snprintf(want, sizeof want, "run: --input %s: logit [1, 0, 1000] is NaN: top-K of a softmax with a NaN "
              "(or +inf) logit %s\n", path, refusal);
-    cr_expect_eq(run_topk(args, err, sizeof err), 2);
-    cr_expect_str_eq(err, want);
+    outcome o = run_stage("06_fused_topk", args);
+    cr_expect_eq(o.status, 2);
+    cr_expect_str_eq(o.err, want);
 
     for (int i = 0; i < 4 * 100; i++)
         h[i] = float_to_fp16((float)(i % 9));
@@ -137,8 +121,9 @@ Test(nan_rule, stage06_refuses_a_file_with_a_nan_or_plus_inf_logit)
     save_npy(path, "<f2", 2, (const size_t[]){4, 100}, 2, h);
     snprintf(want, sizeof want, "run: --input %s: logit [3, 0] is +inf: top-K of a softmax with a NaN "
              "(or +inf) logit %s\n", path, refusal);
-    cr_expect_eq(run_topk(args, err, sizeof err), 2);
-    cr_expect_str_eq(err, want);
+    o = run_stage("06_fused_topk", args);
+    cr_expect_eq(o.status, 2);
+    cr_expect_str_eq(o.err, want);
     remove(path);
 }
 
@@ -150,16 +135,16 @@ Test(nan_rule, stage06_takes_minus_inf_logits)
     static float x[2 * 3 * V];
     for (int i = 0; i < 2 * 3 * V; i++)
         x[i] = i % 3 ? -INFINITY : (float)(i % 11);
-    char path[64], args[160], err[4096];
+    char path[64], args[160];
     snprintf(path, sizeof path, "/tmp/masked-logits-%d.npy", (int)getpid());
     save_npy(path, "<f4", 4, (const size_t[]){2, 3, V}, 3, x);
     snprintf(args, sizeof args, "--input %s --k 5 --iters 2 --warmup 1", path);
-    const int status = run_topk(args, err, sizeof err);
-    cr_expect_neq(status, 2, "%s", err);
-    cr_expect_null(strstr(err, refusal), "%s", err);
+    const outcome o = run_stage("06_fused_topk", args);
+    cr_expect_neq(o.status, 2, "%s", o.err);
+    cr_expect_null(strstr(o.err, refusal), "%s", o.err);
     char reason[256];
     if (!gpu_available(reason, sizeof reason))
-        cr_expect(status == 1 && strstr(err, "no CUDA device") != NULL, "exit %d: %s", status, err);
+        cr_expect(o.status == 1 && strstr(o.err, "no CUDA device") != NULL, "exit %d: %s", o.status, o.err);
     remove(path);
 }
 
