@@ -67,3 +67,22 @@ void format_bytes(size_t bytes, char *buf, size_t len)
         v /= 1024, u++;
     snprintf(buf, len, "%.1f %s", v, units[u]);
 }
+
+quoted quote_bytes(const void *s, size_t n, size_t most)
+{
+    const unsigned char *bytes = s;
+    quoted q;
+    size_t len = 0;
+    for (size_t i = 0; i < n && i < most; i++) {
+        if (bytes[i] == '\\')
+            len += (size_t)sprintf(q.text + len, "\\\\");
+        else if (bytes[i] < ' ' || bytes[i] > '~')
+            len += (size_t)sprintf(q.text + len, "\\x%02x", bytes[i]);
+        else
+            q.text[len++] = (char)bytes[i];
+    }
+    strcpy(q.text + len, n > most ? "..." : "");
+    return q;
+}
+
+quoted quote_arg(const char *s) { return quote_bytes(s, strlen(s), QUOTE_MAX_BYTES); }

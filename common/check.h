@@ -46,6 +46,23 @@ bool size_mul(size_t a, size_t b, size_t *product);
 /* A byte count for a message, as it is: "512 bytes", "1.5 KiB", ..., "16.0 EiB". */
 void format_bytes(size_t bytes, char *buf, size_t len);
 
+/* The most bytes a message quotes of one string. */
+#define QUOTE_MAX_BYTES 256
+
+/* Bytes from outside the program (a flag's value, a file's name, a file's own bytes) as printable
+ * ASCII, so that a message quoting them stays one line whatever they hold: a byte outside ' '..'~'
+ * becomes \xNN, a backslash \\, and "..." marks bytes left out. Returned by value: its text lives
+ * until the end of the caller's statement. */
+typedef struct {
+    char text[4 * QUOTE_MAX_BYTES + 4];
+} quoted;
+
+/* The first `most` (at most QUOTE_MAX_BYTES) of the n bytes at s. */
+quoted quote_bytes(const void *s, size_t n, size_t most);
+
+/* A string the user gave: a flag's value, a file's name, an argument of the command line. */
+quoted quote_arg(const char *s);
+
 #ifdef __cplusplus
 }
 #endif

@@ -46,29 +46,6 @@ static int report(int rc, char *err, size_t err_len, const char *fmt, ...)
     return rc;
 }
 
-/* Up to QUOTE_BYTES of the n bytes at s as printable ASCII, so that a message stays one line
- * whatever the file holds: a byte outside ' '..'~' becomes \xNN, a backslash \\, and "..." marks
- * bytes left out. Returned by value: its text lives until the end of the caller's statement. */
-typedef struct {
-    char text[4 * QUOTE_BYTES + 4];
-} quoted;
-
-static quoted quote(const unsigned char *s, size_t n)
-{
-    quoted q;
-    size_t len = 0;
-    for (size_t i = 0; i < n && i < QUOTE_BYTES; i++) {
-        if (s[i] == '\\')
-            len += (size_t)sprintf(q.text + len, "\\\\");
-        else if (s[i] < ' ' || s[i] > '~')
-            len += (size_t)sprintf(q.text + len, "\\x%02x", s[i]);
-        else
-            q.text[len++] = (char)s[i];
-    }
-    strcpy(q.text + len, n > QUOTE_BYTES ? "..." : "");
-    return q;
-}
-
 /* ndim sizes or indices between the two characters of `brackets`: a shape as numpy prints it,
  * "(2, 3, 4)", or a place in it, "[1, 2, 3]". */
 typedef struct {
@@ -131,8 +108,8 @@ static int expected(const dict_parser *p, const unsigned char *at, const char *w
 {
     if (rest(p, at) == 0)
         return refuse(p, "its header ends at byte %zu where %s should be", (size_t)(at - p->file), what);
-    return refuse(p, "its header has '%s' at byte %zu where %s should be", quote(at, rest(p, at)).text,
-                  (size_t)(at - p->file), what);
+    return refuse(p, "its header has '%s' at byte %zu where %s should be",
+                  quote_bytes(at, rest(p, at), QUOTE_BYTES).text, (size_t)(at - p->file), what);
 }
 
 /* A byte that would continue a Python name or number: True1 or 2x is not True or 2. */
@@ -178,8 +155,8 @@ static int parse_string(dict_parser *p, const char *what, const unsigned char **
         if (*p->at == '\n' || *p->at == '\r' || *p->at == '\\')
             break;
     if (p->at == p->end || *p->at != *open)
-        return refuse(p, "its header has the string '%s' at byte %zu, %s", quote(open, rest(p, open)).text,
-                      (size_t)(open - p->file),
+        return refuse(p, "its header has the string '%s' at byte %zu, %s",
+                      quote_bytes(open, rest(p, open), QUOTE_BYTES).text, (size_t)(open - p->file),
                       p->at < p->end && *p->at == '\\' ? "with a backslash escape, which this reader does not decode"
                                                        : "not closed on its line");
     *text = open + 1;
@@ -267,7 +244,8 @@ static int parse_dict(dict_parser *p)
             key++;
         if (key == N_KEYS)
             return refuse(p, "its header has the key '%s' at byte %zu; numpy's format has only 'descr', "
-                             "'fortran_order' and 'shape'", quote(name, len).text, (size_t)(key_at - p->file));
+                             "'fortran_order' and 'shape'",
+                          quote_bytes(name, len, QUOTE_BYTES).text, (size_t)(key_at - p->file));
         if (p->seen[key])
             return refuse(p, "its header has '%s' twice (again at byte %zu)", key_names[key], (size_t)(key_at - p->file));
         p->seen[key] = true;
@@ -306,7 +284,7 @@ static int check_values(const dict_parser *p, npy_logits *out, size_t *data_byte
         t++;
     if (t == sizeof types / sizeof types[0])
         return refuse(p, "its element type '%s' is not float32 ('<f4'), float16 ('<f2') or bfloat16 ('<V2')",
-                      quote(p->descr, p->descr_len).text);
+                      quote_bytes(p->descr, p->descr_len, QUOTE_BYTES).text);
     out->dtype = types[t].dtype;
     if (p->fortran_order)
         return refuse(p, "Fortran order is not supported: save np.ascontiguousarray(x) instead");
