@@ -208,19 +208,20 @@ int main(int argc, char **argv)
     npy_logits file;
     char err[700];
     if (o->input_path) {
+        const quoted path = quote_arg(o->input_path);
         const int read = npy_read_logits(o->input_path, &file, err, sizeof err);
         if (read)
-            die(read == NPY_HOST_FAILED ? 1 : EXIT_USAGE, "--input %s: %s", o->input_path, err);
+            die(read == NPY_HOST_FAILED ? 1 : EXIT_USAGE, "--input %s: %s", path.text, err);
         if (!cli_shape_fits(file.rows, file.cols))
             die(EXIT_USAGE, "--input %s: its %zu rows of %zu logits are more than the kernels take (at most %zu rows, "
-                "%zu logits in all)", o->input_path, file.rows, file.cols, CLI_MAX_ROWS, CLI_MAX_ELEMENTS);
+                "%zu logits in all)", path.text, file.rows, file.cols, CLI_MAX_ROWS, CLI_MAX_ELEMENTS);
         if (o->dtype_given && o->dtype != file.dtype)
             die(EXIT_USAGE, "--dtype %s: the file's logits are %s", dtype_name(o->dtype), dtype_name(file.dtype));
         char where[80];
         const char *what = npy_find_nan_or_inf(&file, where, sizeof where);
         if (what)
             die(EXIT_USAGE, "--input %s: logit %s is %s: top-K of a softmax with a NaN (or +inf) logit is not "
-                "defined; mask with -inf instead", o->input_path, where, what);
+                "defined; mask with -inf instead", path.text, where, what);
     }
     const size_t rows = o->input_path ? file.rows : o->rows, cols = o->input_path ? file.cols : o->cols;
     const logit_dtype dtype = o->input_path ? file.dtype : o->dtype;

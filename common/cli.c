@@ -138,7 +138,7 @@ cli_status cli_parse(int argc, char **argv, cli_options *opts, char *err, size_t
         if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0)
             return CLI_HELP;
         if (strncmp(arg, "--", 2) != 0)
-            return fail(err, err_len, "unexpected argument '%s' (flags start with --)", arg);
+            return fail(err, err_len, "unexpected argument '%s' (flags start with --)", quote_arg(arg).text);
 
         /* Accept both "--flag value" and "--flag=value". */
         char name[64];
@@ -147,7 +147,7 @@ cli_status cli_parse(int argc, char **argv, cli_options *opts, char *err, size_t
         if (eq) {
             size_t len = (size_t)(eq - arg);
             if (len >= sizeof name)
-                return fail(err, err_len, "unknown flag '%s'", arg);
+                return fail(err, err_len, "unknown flag '%s'", quote_arg(arg).text);
             memcpy(name, arg, len);
             name[len] = '\0';
             value = eq + 1;
@@ -164,53 +164,55 @@ cli_status cli_parse(int argc, char **argv, cli_options *opts, char *err, size_t
         for (size_t k = 0; k < sizeof known / sizeof known[0]; k++)
             is_known |= strcmp(name, known[k]) == 0;
         if (!is_known)
-            return fail(err, err_len, "unknown flag '%s'", name);
+            return fail(err, err_len, "unknown flag '%s'", quote_arg(name).text);
         if (!value)
             return fail(err, err_len, "%s needs a value", name);
         if (!eq)
             i++;
+        const quoted shown = quote_arg(value); /* the value as a message quotes it */
 
         if (strcmp(name, "--n") == 0) {
             opts->n_sizes = 1;
             if (cli_parse_count(value, CLI_MAX_ELEMENTS, &opts->sizes[0]))
                 return fail(err, err_len, "--n: expected a count from 1 to %zu, like 1000, 10K or 1e6, got '%s'",
-                            CLI_MAX_ELEMENTS, value);
+                            CLI_MAX_ELEMENTS, shown.text);
         } else if (strcmp(name, "--sizes") == 0) {
             if (parse_sizes(value, opts))
                 return fail(err, err_len, "--sizes: expected up to %d counts from 1 to %zu separated by commas, like "
-                            "1K,1M,1e8, got '%s'", CLI_MAX_SIZES, CLI_MAX_ELEMENTS, value);
+                            "1K,1M,1e8, got '%s'", CLI_MAX_SIZES, CLI_MAX_ELEMENTS, shown.text);
         } else if (strcmp(name, "--range") == 0) {
             if (parse_range(value, &opts->input.lo, &opts->input.hi))
-                return fail(err, err_len, "--range: expected LO:HI with finite LO < HI, like 500:1000, got '%s'", value);
+                return fail(err, err_len, "--range: expected LO:HI with finite LO < HI, like 500:1000, got '%s'",
+                            shown.text);
             opts->range_given = true;
         } else if (strcmp(name, "--dist") == 0) {
             if (dist_from_name(value, &opts->input.dist))
-                return fail(err, err_len, "--dist: expected uniform, normal or outliers, got '%s'", value);
+                return fail(err, err_len, "--dist: expected uniform, normal or outliers, got '%s'", shown.text);
         } else if (strcmp(name, "--iters") == 0) {
             if (parse_int(value, 1, 100000, &opts->iters))
-                return fail(err, err_len, "--iters: expected a whole number from 1 to 100000, got '%s'", value);
+                return fail(err, err_len, "--iters: expected a whole number from 1 to 100000, got '%s'", shown.text);
         } else if (strcmp(name, "--warmup") == 0) {
             if (parse_int(value, 0, 100000, &opts->warmup))
-                return fail(err, err_len, "--warmup: expected a whole number from 0 to 100000, got '%s'", value);
+                return fail(err, err_len, "--warmup: expected a whole number from 0 to 100000, got '%s'", shown.text);
         } else if (strcmp(name, "--seed") == 0) {
             unsigned long long seed;
             const char *end = whole_number(value, UINT64_MAX, &seed);
             if (!end || *end != '\0')
                 return fail(err, err_len, "--seed: expected a whole number from 0 to %llu, got '%s'",
-                            (unsigned long long)UINT64_MAX, value);
+                            (unsigned long long)UINT64_MAX, shown.text);
             opts->seed = seed;
         } else if (strcmp(name, "--rows") == 0 || strcmp(name, "--cols") == 0) {
             const bool rows = strcmp(name, "--rows") == 0;
             const size_t max = rows ? CLI_MAX_ROWS : CLI_MAX_ELEMENTS;
             if (cli_parse_count(value, max, rows ? &opts->rows : &opts->cols))
                 return fail(err, err_len, "%s: expected a count from 1 to %zu, like 8192 or 4K, got '%s'", name, max,
-                            value);
+                            shown.text);
         } else if (strcmp(name, "--k") == 0) {
             if (parse_int(value, 1, INT_MAX, &opts->k))
-                return fail(err, err_len, "--k: expected a whole number from 1 to %d, got '%s'", INT_MAX, value);
+                return fail(err, err_len, "--k: expected a whole number from 1 to %d, got '%s'", INT_MAX, shown.text);
         } else if (strcmp(name, "--dtype") == 0) {
             if (dtype_from_name(value, &opts->dtype))
-                return fail(err, err_len, "--dtype: expected float32, bf16 or fp16, got '%s'", value);
+                return fail(err, err_len, "--dtype: expected float32, bf16 or fp16, got '%s'", shown.text);
             opts->dtype_given = true;
         } else if (strcmp(name, "--input") == 0 || strcmp(name, "--output") == 0) {
             if (*value == '\0')

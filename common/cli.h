@@ -53,7 +53,8 @@ typedef enum { CLI_OK, CLI_HELP, CLI_ERROR } cli_status;
 void cli_defaults(cli_options *opts);
 
 /* Parses argv[1..argc-1] into opts (which starts from cli_defaults). On CLI_ERROR, err holds one
- * line that says what is wrong. */
+ * printable line that says what is wrong; what it quotes of the command line is escaped
+ * (quote_arg() in check.h). */
 cli_status cli_parse(int argc, char **argv, cli_options *opts, char *err, size_t err_len);
 
 /* Parses a count from 1 to max such as "1000", "10K", "1M", "1e7" (K, M, G are powers of ten), digits

@@ -85,7 +85,7 @@ void report_csv_header(FILE *csv, const gpu_info *gpu, const char *ceiling_name,
             ceiling_gbps, gpu->dram_theoretical_gbps);
     fprintf(csv, "# command:");
     for (int i = 0; i < argc; i++)
-        fprintf(csv, " %s", argv[i]);
+        fprintf(csv, " %s", quote_arg(argv[i]).text);
     fprintf(csv, "\n%s\n", columns);
 }
 

@@ -69,7 +69,8 @@ void report_timing_row(const timing_layout *layout, relative_mode relative, cons
                        const char *before, const measurement *m, const char *after);
 
 /* The CSV's header: '#' lines naming GPU, CUDA runtime and driver, date, ceiling and the command
- * line, then the line of column names. */
+ * line (each argument escaped as quote_arg() does, so that it stays one line), then the line of
+ * column names. */
 void report_csv_header(FILE *csv, const gpu_info *gpu, const char *ceiling_name, double ceiling_gbps, int argc,
                        char **argv, const char *columns);
 

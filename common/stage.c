@@ -30,7 +30,7 @@ static void check_variant(const char *variant, const char *const *names, int n_n
             return;
         snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", v ? ", " : "", names[v]);
     }
-    die(EXIT_USAGE, "unknown variant '%s' (this stage has: %s)", variant, list);
+    die(EXIT_USAGE, "unknown variant '%s' (this stage has: %s)", quote_arg(variant).text, list);
 }
 
 void stage_parse(stage_context *st, int argc, char **argv, const char *about, const char *const *names,

@@ -13,24 +13,30 @@
 #include "../common/gpu.h"
 #include "../common/npy.h"
 #include "../common/topk.h"
+#include "fuzz/oracle.h"
 #include "npy_test.h"
 #include "run_stage.h"
 
 static const char *const stages[] = {"01_naive", "02_multipass", "03_fused3kernel", "04_warp", "05_online",
                                      "06_fused_topk"};
 
-/* A bad command line: exit 2, nothing on stdout, one line on stderr that starts with `message`. */
+/* A bad command line: exit 2, nothing on stdout, one printable line on stderr that starts with
+ * `message`. */
 static void expect_usage_error(const char *stage, const char *args, const char *message)
 {
     const outcome o = run_stage(stage, args);
     cr_expect_eq(o.status, 2, "%s %s: exit %d", stage, args, o.status);
-    cr_expect_eq(o.err_lines, 1, "%s %s: %s", stage, args, o.err);
+    char line[sizeof o.err]; /* stderr up to its first newline */
+    snprintf(line, sizeof line, "%.*s", (int)strcspn(o.err, "\n"), o.err);
+    cr_expect(o.err_lines == 1 && strlen(line) + 1 == strlen(o.err) && one_printable_line(line), "%s %s: %s", stage,
+              args, o.err);
     cr_expect(strncmp(o.err, message, strlen(message)) == 0, "%s %s: %s", stage, args, o.err);
     cr_expect_str_empty(o.out);
 }
 
 /* Each bad command line, for every stage: exit 2, nothing on stdout, one line on stderr naming
- * what is wrong. */
+ * what is wrong. What it quotes of the command line is escaped, a newline or a terminal's escape
+ * sequence included, so that it stays one printable line. */
 Test(programs, bad_input_is_one_line_and_exit_2)
 {
     static const struct {
@@ -42,6 +48,12 @@ Test(programs, bad_input_is_one_line_and_exit_2)
         {"--variant nope", "run: unknown variant 'nope' (this stage has: "},
         {"--seed -1", "run: --seed: expected a whole number from 0 to 18446744073709551615, got '-1'"},
         {"--seed ' -1'", "run: --seed: expected a whole number from 0 to 18446744073709551615, got ' -1'"},
+        {"--n '1\n2'",
+         "run: --n: expected a count from 1 to 549755813632, like 1000, 10K or 1e6, got '1\\x0a2' (see --help)\n"},
+        {"--dist '\x1b[2Jnormal'",
+         "run: --dist: expected uniform, normal or outliers, got '\\x1b[2Jnormal' (see --help)\n"},
+        {"'--bo\ngus=3'", "run: unknown flag '--bo\\x0agus' (see --help)\n"},
+        {"--variant 'x\ny'", "run: unknown variant 'x\\x0ay' (this stage has: "},
     };
     for (size_t i = 0; i < sizeof stages / sizeof stages[0]; i++)
         for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
@@ -123,6 +135,7 @@ Test(programs, topk_bad_input_is_one_line_and_exit_2)
         {"--n 100", "run: --n/--sizes: this stage works on rows of logits"},
         {"--output out", "run: --output needs --input or --rows/--cols"},
         {"--input /nonexistent/logits.npy", "run: --input /nonexistent/logits.npy: cannot read it: No such file"},
+        {"--input '/nonexistent/a\nb.npy'", "run: --input /nonexistent/a\\x0ab.npy: cannot read it: No such file"},
         {"--input x.npy --rows 2 --cols 3", "run: --input: the shape comes from the file"},
         {"--rows 4 --cols 100 --k 33 --variant fused", "run: --variant fused handles K up to 32, not 33\n"},
         {"--rows 4 --cols 2000 --k 1025 --variant fast", "run: --variant fast handles K up to 1024, not 1025\n"},

@@ -74,10 +74,10 @@ Test(report, csv_header_names_gpu_cuda_date_and_columns)
 
     const gpu_info gpu = {.name = "Test GPU 9000", .cc_major = 9, .cc_minor = 0, .sms = 132,
                           .l2_bytes = 60000000, .runtime_version = 13000, .driver_version = 13010};
-    char *argv[] = {"./run", "--n", "1K"};
+    char *argv[] = {"./run", "--n", "1K", "--csv", "a\nb.csv"}; /* the newline is escaped: one line */
     FILE *csv = fopen(path, "w");
     cr_assert_not_null(csv);
-    report_csv_header(csv, &gpu, "device-to-device copy", 4321.0, 3, argv, SOFTMAX_CSV_COLUMNS);
+    report_csv_header(csv, &gpu, "device-to-device copy", 4321.0, 5, argv, SOFTMAX_CSV_COLUMNS);
     result_row row = {.experiment = "timing", .rows = 1, .cols = 1000, .input = {DIST_UNIFORM, 0.0, 10.0},
                       .seed = 7, .launches = 2, .bytes_per_elem = 12.0,
                       .measured = {.variant = "naive", .timed = true, .time = {0.5, 0.4, 0.9}, .gbps = 16.0,
@@ -104,7 +104,7 @@ Test(report, csv_header_names_gpu_cuda_date_and_columns)
     cr_expect_eq(strncmp(lines[2], "# date: 20", 10), 0, "%s", lines[2]);
     cr_expect_eq(strlen(lines[2]), strlen("# date: 2026-11-22T10:00:00Z\n"), "%s", lines[2]);
     cr_expect_eq(strncmp(lines[3], "# ceiling: device-to-device copy 4321.0 GB/s", 44), 0, "%s", lines[3]);
-    cr_expect_str_eq(lines[4], "# command: ./run --n 1K\n");
+    cr_expect_str_eq(lines[4], "# command: ./run --n 1K --csv a\\x0ab.csv\n");
     cr_expect_eq(strncmp(lines[5], "experiment,variant,rows,cols,dist,lo,hi,seed,median_ms", 54), 0);
     cr_expect_eq(count_fields(lines[6]), count_fields(lines[5]));
     cr_expect_eq(strncmp(lines[6], "timing,naive,1,1000,uniform,0,10,7,0.500000,", 44), 0, "%s", lines[6]);
