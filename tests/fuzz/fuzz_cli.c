@@ -1,6 +1,6 @@
-/* libFuzzer target for the shared command line: every input, split into arguments on NUL and
- * newline bytes, goes to cli_parse, which must not crash and must keep cli.h's bounds when it
- * accepts (oracle.h). Built and run by `make fuzz`, which starts from corpus_cli/. */
+/* libFuzzer target for the shared command line: every input, split into arguments on NUL bytes,
+ * goes to cli_parse, which must not crash, must keep cli.h's bounds when it accepts and must refuse
+ * in one printable line (oracle.h). Built and run by `make fuzz`, which starts from corpus_cli/. */
 #include <stdio.h>
 #include <stdlib.h>
 

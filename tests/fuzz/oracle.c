@@ -52,7 +52,7 @@ static char **split_args(const uint8_t *data, size_t n, int *argc)
     *argc = 0;
     argv[(*argc)++] = "run";
     for (size_t start = 0, i = 0; i <= n; i++)
-        if (i == n ? i > start : text[i] == '\0' || text[i] == '\n') {
+        if (i == n ? i > start : text[i] == '\0') {
             text[i] = '\0';
             argv[(*argc)++] = text + start;
             start = i + 1;
@@ -66,7 +66,7 @@ static const char *cli_broken(cli_status st, const cli_options *o, const char *e
     if (st == CLI_HELP)
         return NULL;
     if (st == CLI_ERROR)
-        return *err && !strchr(err, '\n') ? NULL : "the error is not one line";
+        return one_printable_line(err) ? NULL : "the error is not one printable line";
     if (st != CLI_OK)
         return "cli_parse returned something other than CLI_OK, CLI_HELP or CLI_ERROR";
     if (o->n_sizes < 0 || o->n_sizes > CLI_MAX_SIZES)

@@ -21,9 +21,10 @@ bool one_printable_line(const char *s);
 const char *npy_run(const uint8_t *data, size_t n, npy_logits *a, int *rc, char *err, size_t err_len);
 
 /* cli_parse on the command line the bytes spell: "run", then one argument per piece of the
- * bytes, each piece ended by a NUL or newline byte (or by the end, when bytes are left). *st is
- * what it returned and err its message. Its contract: CLI_OK with options inside the bounds cli.h
- * gives, CLI_HELP, or CLI_ERROR with one line in err. */
+ * bytes, each piece ended by a NUL byte (or by the end, when bytes are left), so that an argument
+ * may hold any other byte, a newline or an escape included. *st is what it returned and err its
+ * message. Its contract: CLI_OK with options inside the bounds cli.h gives, CLI_HELP, or CLI_ERROR
+ * with one printable line in err. */
 const char *cli_run(const uint8_t *data, size_t n, cli_status *st, char *err, size_t err_len);
 
 #endif
