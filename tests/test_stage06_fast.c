@@ -50,7 +50,8 @@ Test(stage06_fast, rows_that_fool_the_guess)
 }
 
 /* The same input, run many times: identical bits every time. The split's candidates reach their list
- * in whatever order the atomics hand out slots; the sort after it must make that invisible. */
+ * in whatever order the atomics hand out slots; the sort after it must make that invisible. Only
+ * fast_split may be passed over, on a GPU below compute capability 9.0, which cannot run it. */
 Test(stage06_fast, bitwise_identical_across_runs)
 {
     const gpu_info gpu = open_or_skip();
@@ -61,6 +62,11 @@ Test(stage06_fast, bitwise_identical_across_runs)
     int *first_idx = malloc(out * sizeof(int));
     float *first_prob = malloc(out * sizeof(float));
     for (int v = 0; v < 3; v++) {
+        const bool here = topk_supports(checked[v], &c, K);
+        cr_expect(here || (checked[v] == &fast_split_topk_variant && gpu.cc_major < 9), "%s refused 7 x 262144, K=%d",
+                  checked[v]->name, K);
+        if (!here)
+            continue;
         void *workspace = topk_workspace_alloc(checked[v], &c, K);
         for (int run = 0; run < 20; run++) {
             int launches;
@@ -76,7 +82,6 @@ Test(stage06_fast, bitwise_identical_across_runs)
         }
         cudaFree(workspace);
     }
-    cr_expect(gpu.cc_major < 9 || topk_supports(&fast_split_topk_variant, &c, K), "fast_split ran on an sm_90 GPU");
     free(first_idx);
     free(first_prob);
     topk_case_destroy(&c);
