@@ -10,6 +10,7 @@
 #include <math.h>
 
 #include "../common/bench.h"
+#include "../common/check.h"
 #include "../common/gpu.h"
 #include "../common/reference.h"
 
@@ -28,7 +29,7 @@ static inline verify_result check_case(const softmax_variant *variant, softmax_c
     void *workspace = workspace_alloc(variant, c);
     int made;
     const verify_result r = case_check(c, variant, workspace, &made);
-    cudaFree(workspace);
+    CUDA_CHECK(cudaFree(workspace));
     if (launches)
         *launches = made;
     return r;

@@ -74,6 +74,6 @@ Test(stage01, writes_every_output_element)
     const verify_result v = case_check(&c, &naive_variant, workspace, &launches);
     cr_expect_eq(v.nonfinite, 0, "%zu elements were never written", v.nonfinite);
     cr_expect(v.pass);
-    cudaFree(workspace);
+    CUDA_CHECK(cudaFree(workspace));
     case_destroy(&c);
 }

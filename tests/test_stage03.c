@@ -49,7 +49,7 @@ Test(stage03, many_block_merge_is_ready_for_the_next_call)
         EXPECT_PASS(va, "round %d, input a", round);
         EXPECT_PASS(vb, "round %d, input b", round);
     }
-    cudaFree(workspace);
+    CUDA_CHECK(cudaFree(workspace));
     case_destroy(&a);
     case_destroy(&b);
 }

@@ -80,7 +80,7 @@ Test(stage06_fast, bitwise_identical_across_runs)
                 cr_expect_arr_eq(c.prob_host, first_prob, out * sizeof(float), "%s run %d", checked[v]->name, run);
             }
         }
-        cudaFree(workspace);
+        CUDA_CHECK(cudaFree(workspace));
     }
     free(first_idx);
     free(first_prob);

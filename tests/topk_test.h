@@ -24,7 +24,7 @@ static inline topk_check check_topk(const topk_variant *v, topk_case *c, int k)
     void *workspace = topk_workspace_alloc(v, c, k);
     int launches;
     const topk_check r = topk_case_check(c, v, k, workspace, &launches);
-    cudaFree(workspace);
+    CUDA_CHECK(cudaFree(workspace));
     return r;
 }
 
