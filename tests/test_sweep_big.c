@@ -1,7 +1,7 @@
 /* One batch past 2^31 logits: 32768 rows of 65537 (2^31 + 2^15), for the row softmaxes (stage 05's
  * online_rows; stage 04's block_per_row) and the top-K kernels that take it
- * (stage 06's fast_row, fast_split, fast, and fused for K <= 32; unfused refuses it: CUB counts its
- * items in an int). A kernel that kept an index into the whole batch in 32 bits would wrap here,
+ * (stage 06's fast_row, fast, fast_split on compute capability 9.0 and later, and fused for K <= 32;
+ * unfused refuses it: CUB counts its items in an int). A kernel that kept an index into the whole batch in 32 bits would wrap here,
  * and read or write the wrong logits: the check of every output, or a crash, shows it.
  *
  * It needs some 17 GB of GPU memory and 35 GB of host memory (x, y and the fp64 reference of the
@@ -159,9 +159,17 @@ static void draw_topk_block(void *ctx, size_t block, size_t first_row, size_t ro
     reference_topk(x, rows, c->cols, c->ref_k, c->ref_idx + out, c->ref_prob + out);
 }
 
+/* Whether `v` takes top-k of the batch here, as the header says: expect_all_pass passes over a
+ * variant that refuses, so each is checked first. */
+static void expect_takes(const topk_variant *v, const topk_case *c, int k, bool takes)
+{
+    cr_expect_eq(topk_supports(v, c, k), takes, "%s %s 32768 x 65537 with K=%d", v->name,
+                 takes ? "refused" : "took", k);
+}
+
 Test(sweep, past_2_31_logits_topk)
 {
-    open_or_skip();
+    const gpu_info gpu = open_or_skip();
     const size_t n = BIG_ROWS * BIG_COLS;
     enum { K = 1024 };
     const size_t out = BIG_ROWS * K;
@@ -181,9 +189,14 @@ Test(sweep, past_2_31_logits_topk)
     CUDA_CHECK(cudaMalloc((void **)&c.prob, out * sizeof(float)));
     CUDA_CHECK(cudaMemcpy(c.x, c.x_host, n * sizeof(float), cudaMemcpyHostToDevice));
 
-    cr_expect(topk_supports(&fast_row_topk_variant, &c, K), "fast_row takes 32768 x 65537");
     const int ks[] = {1, 32, K};
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 3; i++) {
+        expect_takes(&unfused_topk_variant, &c, ks[i], false);
+        expect_takes(&fused_topk_variant, &c, ks[i], ks[i] <= 32);
+        expect_takes(&fast_row_topk_variant, &c, ks[i], true);
+        expect_takes(&fast_split_topk_variant, &c, ks[i], gpu.cc_major >= 9);
+        expect_takes(&fast_topk_variant, &c, ks[i], true);
         expect_all_pass(&c, ks[i], "32768 x 65537 (past 2^31 logits)");
+    }
     topk_case_destroy(&c);
 }
