@@ -45,10 +45,8 @@ static int experiment(const stage_context *st, topk_case *c, const topk_variant 
                       const char *name)
 {
     const topk_variant *picked[N_VARIANTS];
-    int count = 0;
-    for (int i = 0; i < n; i++)
-        if (stage_chosen(st, list[i]->name))
-            picked[count++] = list[i];
+    int count;
+    STAGE_PICK(st, list, n, picked, count);
     return topk_bench_all(&st->bench, c, picked, count, k, name);
 }
 
@@ -196,8 +194,7 @@ static int custom_run(const stage_context *st, topk_case *c, int k, const npy_lo
 int main(int argc, char **argv)
 {
     const char *names[N_VARIANTS];
-    for (int v = 0; v < N_VARIANTS; v++)
-        names[v] = all[v]->name;
+    STAGE_NAMES(all, N_VARIANTS, names);
     stage_context st;
     stage_parse(&st, argc, argv, about, names, N_VARIANTS, STAGE_TOPK);
     const cli_options *o = &st.opts;
