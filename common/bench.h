@@ -32,7 +32,7 @@ typedef struct {
     const char *name;
     double bytes_per_elem; /* DRAM bytes per element its algorithm moves */
     /* Zeroed device scratch it needs at this shape (NULL: none): fewer bytes than the case's 16 an
-     * element, so its size fits a size_t where case_create's do. */
+     * element, so its size fits a size_t as case_create's do. */
     size_t (*workspace_bytes)(size_t rows, size_t cols);
     /* Enqueues the softmax on the default stream, checking every launch; returns the number of
      * kernel launches it made. */
@@ -96,8 +96,9 @@ void softmax_timing_row(const result_row *row, relative_mode relative);
     "baseline,baseline_ms"
 void softmax_csv_row(FILE *csv, const result_row *row);
 
-/* Draws x from `input` with `seed` (row by row), computes the reference, uploads x. Dies with one
- * line if the GPU or the host lacks the memory. */
+/* Draws x from `input` with `seed` (row by row), computes the reference, uploads x. The shape is
+ * within cli_shape_fits() (cli.h), as every stage's and test's is. Dies with one line if the GPU or
+ * the host lacks the memory. */
 softmax_case case_create(softmax_shape shape, input_spec input, uint64_t seed);
 void case_destroy(softmax_case *c);
 

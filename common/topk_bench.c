@@ -8,7 +8,7 @@
 #include "report.h"
 
 /* Allocates the host and device arrays of a case whose shape, dtype and ref_k are set; x_host is
- * then filled by the caller, and case_finish rounds, references and uploads it. */
+ * then filled by the caller, and topk_case_refresh rounds, references and uploads it. */
 static void case_alloc(topk_case *c)
 {
     char what[128], dims[64];
@@ -16,11 +16,9 @@ static void case_alloc(topk_case *c)
     snprintf(what, sizeof what, "a top-%d of %s %s logits", c->ref_k, dims, dtype_name(c->dtype));
     /* ref_k <= cols, so there are at most n outputs. The host holds an element's logit as a float
      * and in its dtype, and an output's reference index and probability and the last run's index
-     * and probability: when 28 bytes an element fit a size_t, so does every byte count here. */
-    size_t n, host_bytes;
-    const size_t per_element = 2 * sizeof(float) + 2 * sizeof(int) + sizeof(double) + sizeof(float);
-    if (!size_mul(c->rows, c->cols, &n) || !size_mul(n, per_element, &host_bytes))
-        die(EXIT_USAGE, "%s needs more than %zu bytes (SIZE_MAX)", what, (size_t)SIZE_MAX);
+     * and probability: 28 bytes an element, which fit a size_t many times over for a shape within
+     * cli_shape_fits() (topk_bench.h), and so does every byte count here. */
+    const size_t n = c->rows * c->cols;
     const size_t out = c->rows * (size_t)c->ref_k;
     gpu_require_memory(n * dtype_size(c->dtype) + out * (sizeof(int) + sizeof(float)), what);
     c->x_host = xmalloc(n * sizeof(float), what);

@@ -71,9 +71,10 @@ typedef struct {
 } topk_case;
 
 /* Random logits drawn from `input` with `seed`, rounded to dtype; reference to depth ref_k (<= cols).
- * Dies with one line if the GPU or the host lacks the memory. */
+ * rows x cols is within cli_shape_fits() (cli.h), as every stage's and test's is. Dies with one
+ * line if the GPU or the host lacks the memory. */
 topk_case topk_case_create(size_t rows, size_t cols, logit_dtype dtype, input_spec input, uint64_t seed, int ref_k);
-/* The logits of a .npy file (npy.h). */
+/* The logits of a .npy file (npy.h), whose shape stage 06 checks with cli_shape_fits() first. */
 topk_case topk_case_from_npy(const npy_logits *a, int ref_k);
 /* After a test edits x_host: rounds it to the dtype again, recomputes the reference, uploads x. */
 void topk_case_refresh(topk_case *c);
