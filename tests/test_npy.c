@@ -374,9 +374,10 @@ Test(npy, what_a_message_quotes_from_the_file_is_escaped_and_cut_short)
     cr_expect_str_eq(err, "its element typ");
 }
 
-/* The issue's shape, whose product wraps around to 2 rows of 16 in 64 bits, and one that does not
- * wrap but claims 4 TiB: with the address space capped, an allocation of either would fail, and
- * neither is tried: the header and the file's length refuse them first. */
+/* A shape whose leading dimensions multiply to 2 modulo 2^64, so that in wrapped 64-bit arithmetic
+ * it is 2 rows of 16 float32, exactly the file's 128 bytes of data; and one that does not wrap but
+ * claims 4 TiB: with the address space capped, an allocation of either would fail, and neither is
+ * tried: the header and the file's length refuse them first. */
 Test(npy, huge_shapes_are_the_files_fault_found_before_any_allocation)
 {
     static const struct {
