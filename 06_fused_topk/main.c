@@ -45,8 +45,10 @@ static int experiment(const stage_context *st, topk_case *c, const topk_variant 
                       const char *name)
 {
     const topk_variant *picked[N_VARIANTS];
-    int count;
-    STAGE_PICK(st, list, n, picked, count);
+    int count = 0;
+    for (int v = 0; v < n; v++)
+        if (stage_chosen(st, list[v]->name))
+            picked[count++] = list[v];
     return topk_bench_all(&st->bench, c, picked, count, k, name);
 }
 
@@ -194,7 +196,8 @@ static int custom_run(const stage_context *st, topk_case *c, int k, const npy_lo
 int main(int argc, char **argv)
 {
     const char *names[N_VARIANTS];
-    STAGE_NAMES(all, N_VARIANTS, names);
+    for (int v = 0; v < N_VARIANTS; v++)
+        names[v] = all[v]->name;
     stage_context st;
     stage_parse(&st, argc, argv, about, names, N_VARIANTS, STAGE_TOPK);
     const cli_options *o = &st.opts;

@@ -15,7 +15,8 @@ void stage_start(stage_context *st, int argc, char **argv, const char *about,
     if (n_variants > STAGE_MAX_VARIANTS)
         die(1, "a stage may have at most %d variants", STAGE_MAX_VARIANTS);
     const char *names[STAGE_MAX_VARIANTS];
-    STAGE_NAMES(variants, n_variants, names);
+    for (int v = 0; v < n_variants; v++)
+        names[v] = variants[v]->name;
     stage_parse(st, argc, argv, about, names, n_variants, kind);
     stage_open(st, argc, argv, relative);
 }
@@ -75,12 +76,22 @@ bool stage_chosen(const stage_context *st, const char *name)
 
 bool stage_default_run(const stage_context *st) { return st->opts.n_sizes == 0 && st->opts.rows == 0; }
 
+/* The variants of list[0..n-1] that --variant chose, in list order; returns how many. */
+static int pick(const stage_context *st, const softmax_variant *const *list, int n,
+                const softmax_variant **picked)
+{
+    int count = 0;
+    for (int v = 0; v < n; v++)
+        if (stage_chosen(st, list[v]->name))
+            picked[count++] = list[v];
+    return count;
+}
+
 void stage_accuracy(const stage_context *st, const char *experiment, const softmax_variant *const *list,
                     int n_list, softmax_shape shape, const input_spec *inputs, int n_inputs, uint64_t seed)
 {
     const softmax_variant *picked[STAGE_MAX_VARIANTS];
-    int n_picked;
-    STAGE_PICK(st, list, n_list, picked, n_picked);
+    const int n_picked = pick(st, list, n_list, picked);
     bench_accuracy(&st->bench, experiment, picked, n_picked, shape, inputs, n_inputs, seed);
 }
 
@@ -88,8 +99,7 @@ static int timing(const stage_context *st, const char *experiment, const char *w
                   const softmax_variant *const *list, int n_list, const softmax_shape *shapes, int n_shapes)
 {
     const softmax_variant *picked[STAGE_MAX_VARIANTS];
-    int n_picked;
-    STAGE_PICK(st, list, n_list, picked, n_picked);
+    const int n_picked = pick(st, list, n_list, picked);
     if (n_picked == 0)
         return 0;
     const cli_options *o = &st->opts;

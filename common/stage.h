@@ -50,26 +50,6 @@ void stage_open(stage_context *st, int argc, char **argv, relative_mode relative
 /* Whether --variant chose the variant of this name: every one when --variant was not given. */
 bool stage_chosen(const stage_context *st, const char *name);
 
-/* The two loops over a list of variants that both kinds need, softmax_variant and topk_variant,
- * each with a `name`: macros, so that one text serves both types. */
-
-/* names[i] = list[i]->name for each of the n variants of list. */
-#define STAGE_NAMES(list, n, names)                                                                    \
-    do {                                                                                               \
-        for (int v_ = 0; v_ < (n); v_++)                                                               \
-            (names)[v_] = (list)[v_]->name;                                                            \
-    } while (0)
-
-/* The variants of list[0..n-1] that --variant chose (stage_chosen), in list order, in picked[]; how
- * many in count. */
-#define STAGE_PICK(st, list, n, picked, count)                                                         \
-    do {                                                                                               \
-        (count) = 0;                                                                                   \
-        for (int v_ = 0; v_ < (n); v_++)                                                               \
-            if (stage_chosen((st), (list)[v_]->name))                                                  \
-                (picked)[(count)++] = (list)[v_];                                                      \
-    } while (0)
-
 /* True when the user named no sizes and no shape: the stage runs its default experiments. */
 bool stage_default_run(const stage_context *st);
 
