@@ -17,6 +17,7 @@
 #include "npy.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -25,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "check.h"
 
@@ -426,9 +428,20 @@ static int read_open_file(FILE *f, npy_logits *out, char *err, size_t err_len)
 int npy_read_logits(const char *path, npy_logits *out, char *err, size_t err_len)
 {
     memset(out, 0, sizeof *out);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return report(NPY_BAD_FILE, err, err_len, "cannot read it: %s", strerror(errno));
+    /* O_NONBLOCK: a pipe opens at once, to be refused by read_open_file, where a plain open would
+     * wait for a writer; it changes nothing in how a regular file is read. */
+    const int fd = open(path, O_RDONLY | O_NONBLOCK);
+    if (fd < 0) {
+        const int e = errno;
+        return report(errno_is_machines_fault(e) ? NPY_HOST_FAILED : NPY_BAD_FILE, err, err_len, "cannot read it: %s",
+                      strerror(e));
+    }
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        const int e = errno;
+        close(fd);
+        return report(NPY_HOST_FAILED, err, err_len, "cannot read it: %s", strerror(e));
+    }
     const int rc = read_open_file(f, out, err, err_len);
     fclose(f);
     if (rc)

@@ -20,8 +20,9 @@ extern "C" {
 /* numpy's own limit on the dict's length (np.load's max_header_size); a longer one is refused. */
 #define NPY_MAX_HEADER 10000
 
-/* What a failed read returns: the file's fault (the user fixes the file: a usage error, exit 2),
- * or the machine's (host memory ran out or reading failed part way: exit 1). */
+/* What a failed read returns: the file's fault (the user fixes the file or the path: a usage error,
+ * exit 2), or the machine's (host memory ran out, opening failed for the machine's reasons,
+ * errno_is_machines_fault, or reading failed part way: exit 1). */
 #define NPY_BAD_FILE (-1)
 #define NPY_HOST_FAILED (-2)
 

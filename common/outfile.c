@@ -163,8 +163,7 @@ FILE *outfile_open_or_exit(const char *path, const char *what)
     FILE *out = outfile_open(path);
     if (!out) {
         const int e = errno;
-        const bool machine = e == ENOSPC || e == EDQUOT || e == EIO || e == EMFILE || e == ENFILE || e == ENOMEM;
-        die(machine ? 1 : EXIT_USAGE, "cannot write %s '%s': %s", what, path, strerror(e));
+        die(errno_is_machines_fault(e) ? 1 : EXIT_USAGE, "cannot write %s '%s': %s", what, path, strerror(e));
     }
     return out;
 }

@@ -31,9 +31,9 @@ int outfile_commit(FILE *out);
 /* Closes the stream and removes its temporary: the path stays as it was. */
 void outfile_abandon(FILE *out);
 
-/* What a program calls: outfile_open, or one line "cannot write <what> '<path>': <reason>" and exit 2
- * when the path is the user's to fix (a missing directory, no permission, a directory), 1 when the
- * machine failed (a full disk, too many open files). */
+/* What a program calls: outfile_open, or one line "cannot write <what> '<path>': <reason>" and exit 1
+ * when the machine failed (errno_is_machines_fault: a full disk, too many open files), else exit 2:
+ * the path is the user's to fix (a missing directory, no permission, a directory). */
 FILE *outfile_open_or_exit(const char *path, const char *what);
 
 /* outfile_commit, or one line "writing <what> '<path>' failed: <reason>" and exit 1. */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../common/npy.h"
@@ -346,6 +347,38 @@ Test(npy, files_that_are_not_npy_files)
     cr_expect_str_eq(err, "cannot read it: No such file or directory");
     cr_expect_eq(npy_read_logits("/tmp", &a, err, sizeof err), NPY_BAD_FILE);
     cr_expect_str_eq(err, "it is not a regular file (a directory or a pipe?)");
+}
+
+/* A pipe is refused at once, not read from once something writes to it. */
+Test(npy, a_pipe_is_refused_without_waiting_for_a_writer)
+{
+    const char *path = temp_path("fifo.npy");
+    cr_assert_eq(mkfifo(path, 0600), 0);
+    char err[700];
+    npy_logits a;
+    const int rc = npy_read_logits(path, &a, err, sizeof err);
+    remove(path);
+    cr_expect_eq(rc, NPY_BAD_FILE);
+    cr_expect_str_eq(err, "it is not a regular file (a directory or a pipe?)");
+}
+
+/* A file that cannot be opened because the process has no descriptor left is the machine's fault,
+ * not the file's. */
+Test(npy, too_many_open_files_is_the_machines_fault)
+{
+    const char *path = temp_path("one-byte.npy");
+    write_bytes(path, "x", 1);
+    struct rlimit old;
+    cr_assert_eq(getrlimit(RLIMIT_NOFILE, &old), 0);
+    const struct rlimit none = {0, old.rlim_max};
+    char err[700];
+    npy_logits a;
+    cr_assert_eq(setrlimit(RLIMIT_NOFILE, &none), 0);
+    const int rc = npy_read_logits(path, &a, err, sizeof err);
+    setrlimit(RLIMIT_NOFILE, &old);
+    remove(path);
+    cr_expect_eq(rc, NPY_HOST_FAILED, "%s", err);
+    cr_expect_str_eq(err, "cannot read it: Too many open files");
 }
 
 Test(npy, what_a_message_quotes_from_the_file_is_escaped_and_cut_short)
