@@ -91,8 +91,10 @@ static shape_text print_shape(const npy_logits *a) { return print_dims(a->shape,
 enum { KEY_DESCR, KEY_FORTRAN_ORDER, KEY_SHAPE, N_KEYS };
 static const char *const key_names[N_KEYS] = {"descr", "fortran_order", "shape"};
 
-/* The header dict as it is read. Every value is kept as the file has it until the dict is read
- * whole, so a duplicate, unknown or missing key is named before any value is judged. */
+/* The header dict as it is read. A key is judged as it is read (an unknown or duplicate one is
+ * refused there), and so is its value's syntax (a string, True or False, a tuple of dimensions);
+ * what the values mean (the element type, the order, the number of dimensions) is judged only once
+ * the whole dict is read and no key is missing (check_values). */
 typedef struct {
     const unsigned char *file;     /* the file's first byte: a message's "byte N" counts from it */
     const unsigned char *at, *end; /* the part of the dict not read yet */
