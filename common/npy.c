@@ -476,7 +476,10 @@ void npy_logits_free(npy_logits *a)
 int npy_write(FILE *f, const char *descr, size_t elem_size, const size_t *shape, int ndim, const void *data,
               char *err, size_t err_len)
 {
-    char dict[256], dims[160] = "";
+    if (ndim < 1 || ndim > NPY_MAX_DIMS)
+        return report(-1, err, err_len, "an array of %d dimensions: this writer takes 1 to %d", ndim, NPY_MAX_DIMS);
+    /* dims holds NPY_MAX_DIMS sizes of up to 20 digits, each with ", " after it. */
+    char dict[256], dims[NPY_MAX_DIMS * 22 + 1] = "";
     size_t count = 1, bytes;
     bool fits = true;
     for (int d = 0; d < ndim; d++) {
@@ -489,6 +492,10 @@ int npy_write(FILE *f, const char *descr, size_t elem_size, const size_t *shape,
         return report(-1, err, err_len, "an array of shape (%s) needs more than %zu bytes (SIZE_MAX)", dims,
                       (size_t)SIZE_MAX);
     int len = snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (%s), }", descr, dims);
+    /* The padding below adds at most 63 spaces and the newline. */
+    if (len < 0 || len > (int)sizeof dict - 64)
+        return report(-1, err, err_len, "an element type of %zu characters makes the header of an array of shape (%s) "
+                      "longer than %zu bytes", strlen(descr), dims, sizeof dict - 64);
     /* Pad with spaces and end with a newline so the data starts on a 64-byte boundary. */
     const int total = (10 + len + 1 + 63) / 64 * 64;
     while (10 + len + 1 < total)

@@ -144,6 +144,27 @@ Test(npy, write_refuses_a_shape_past_size_max)
     fclose(out);
 }
 
+/* A header this writer cannot hold whole, too many dimensions or too long an element type, is
+ * refused, and nothing is written. */
+Test(npy, write_refuses_a_header_it_cannot_hold)
+{
+    const size_t shape[5] = {2, 3, 4, 5, 6};
+    char err[256], descr[200];
+    memset(descr, 'x', sizeof descr - 1);
+    descr[sizeof descr - 1] = '\0';
+    FILE *out = tmpfile();
+    cr_assert_not_null(out);
+    cr_expect_eq(npy_write(out, "<f4", 4, shape, 0, NULL, err, sizeof err), -1);
+    cr_expect_str_eq(err, "an array of 0 dimensions: this writer takes 1 to 3");
+    cr_expect_eq(npy_write(out, "<f4", 4, shape, 5, NULL, err, sizeof err), -1);
+    cr_expect_str_eq(err, "an array of 5 dimensions: this writer takes 1 to 3");
+    cr_expect_eq(npy_write(out, descr, 4, shape, 3, NULL, err, sizeof err), -1);
+    cr_expect_str_eq(err, "an element type of 199 characters makes the header of an array of shape (2, 3, 4) longer "
+                          "than 192 bytes");
+    cr_expect_eq(ftell(out), 0);
+    fclose(out);
+}
+
 Test(npy, one_dimension_keeps_its_trailing_comma)
 {
     const int v[5] = {1, 2, 3, 4, 5};
