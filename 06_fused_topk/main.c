@@ -150,8 +150,10 @@ static FILE *open_output(const char *prefix, const char *name)
 }
 
 /* --rows/--cols or --input: one case, every chosen variant that can take it, and --output from fast
- * (or --variant's): both files put in place once both are written, and only when every row and the
- * answer passed; otherwise both are left as they were. */
+ * (or --variant's), written only when every row and the answer passed; otherwise both files are left
+ * as they were. Each file is replaced atomically, and the two renames follow one another once both
+ * files are complete on the disk (outfile_commit): a signal ends the program before both or after
+ * both, but a crash between them leaves a new _indices.npy beside the old _probs.npy. */
 static int custom_run(const stage_context *st, topk_case *c, int k, const npy_logits *file, const output_files *out)
 {
     if (!st->opts.variant)
@@ -186,8 +188,8 @@ static int custom_run(const stage_context *st, topk_case *c, int k, const npy_lo
     if (npy_write(out->indices, "<i4", sizeof(int), shape, ndim, c->idx_host, err, sizeof err) ||
         npy_write(out->probs, "<f4", sizeof(float), shape, ndim, c->prob_host, err, sizeof err))
         die(1, "--output: %s", err);
-    outfile_commit_or_exit(out->indices, "--output file");
-    outfile_commit_or_exit(out->probs, "--output file");
+    FILE *const files[] = {out->indices, out->probs};
+    outfile_commit_or_exit(files, 2, "--output file");
     printf("\nWrote %s_indices.npy and %s_probs.npy (%s's answer, PASS against the fp64 reference).\n", prefix,
            prefix, writer->name);
     return failed;

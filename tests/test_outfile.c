@@ -1,6 +1,7 @@
 /* Outputs that appear whole or not at all (common/outfile.h): a commit replaces the file, and an
  * abandon, a failed commit, an exit without a commit or a signal leave the old file as it was and no
- * temporary beside it. Each test works in a directory of its own. */
+ * temporary beside it. Each test works in a directory of its own, and runs in a process of its
+ * own, as Criterion runs every test: a process opens at most OUTFILE_MAX outputs. */
 #define _POSIX_C_SOURCE 200809L
 #include <criterion/criterion.h>
 #include <criterion/redirect.h>
@@ -17,7 +18,7 @@
 #include "../common/check.h"
 #include "../common/outfile.h"
 
-static char dir[64], path[96];
+static char dir[64], path[96], path2[96];
 
 /* A fresh directory holding out.csv with `old` in it. */
 static void setup_old_file(const char *old)
@@ -67,7 +68,7 @@ Test(outfile, commit_replaces_the_file_and_leaves_no_temporary)
     cr_expect_eq(temporaries(), 1, "the temporary is made at once, beside the file");
     fputs("new\n", out);
     expect_contents("old\n");
-    cr_assert_eq(outfile_commit(out), 0, "%s", strerror(errno));
+    cr_assert_eq(outfile_commit(&out, 1), 0, "%s", strerror(errno));
     expect_contents("new\n");
     cr_expect_eq(temporaries(), 0);
 
@@ -112,11 +113,47 @@ Test(outfile, a_failed_commit_removes_the_temporary)
     fputs("new\n", out);
     remove(path);
     cr_assert_eq(mkdir(path, 0700), 0);
-    cr_expect_eq(outfile_commit(out), -1);
+    cr_expect_eq(outfile_commit(&out, 1), -1);
     cr_expect_eq(errno, EISDIR);
     cr_expect_eq(temporaries(), 0);
     rmdir(path);
     rmdir(dir);
+}
+
+/* Two outputs committed together, the second of which cannot be flushed (its descriptor closed
+ * under it): neither file is replaced, and neither temporary is left. */
+Test(outfile, a_set_whose_second_output_fails_leaves_both_files)
+{
+    setup_old_file("old\n");
+    snprintf(path2, sizeof path2, "%s/out2.csv", dir);
+    FILE *out[2] = {outfile_open(path), outfile_open(path2)};
+    cr_assert(out[0] && out[1], "%s", strerror(errno));
+    fputs("new\n", out[0]);
+    fputs("new\n", out[1]);
+    close(fileno(out[1]));
+    cr_expect_eq(outfile_commit(out, 2), -1);
+    cr_expect_eq(errno, EBADF);
+    expect_contents("old\n");
+    cr_expect_eq(access(path2, F_OK), -1, "out2.csv was made");
+    cr_expect_eq(temporaries(), 0);
+    remove_dir();
+}
+
+/* Two outputs committed together, passed in another order than they were opened: both replaced. */
+Test(outfile, a_set_is_committed_whole)
+{
+    setup_old_file("old\n");
+    snprintf(path2, sizeof path2, "%s/out2.csv", dir);
+    FILE *out[2] = {outfile_open_or_exit(path2, "CSV file"), outfile_open_or_exit(path, "CSV file")};
+    fputs("new\n", out[0]);
+    fputs("new\n", out[1]);
+    outfile_commit_or_exit(out, 2, "CSV file");
+    expect_contents("new\n");
+    struct stat st;
+    cr_expect(stat(path2, &st) == 0 && st.st_size == 4, "out2.csv was not written");
+    remove(path2);
+    cr_expect_eq(temporaries(), 0);
+    remove_dir();
 }
 
 /* A child opens the output, writes part of it and then ends as `how` says; the parent finds the old
@@ -151,6 +188,11 @@ static void by_exit(void) { exit(3); }
 static void by_die(void) { die(1, "a failure the test asked for"); }
 static void by_sigterm(void) { raise(SIGTERM); }
 static void by_sigint(void) { raise(SIGINT); }
+static void by_opening_too_many(void)
+{
+    for (int i = 0; i < OUTFILE_MAX; i++)
+        outfile_open(path);
+}
 
 Test(outfile, exit_without_commit_removes_the_temporary)
 {
@@ -161,6 +203,13 @@ Test(outfile, exit_without_commit_removes_the_temporary)
 Test(outfile, die_removes_the_temporary, .init = cr_redirect_stderr)
 {
     const int status = end_child(by_die);
+    cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 1, "status %#x", status);
+}
+
+/* One output more than the table holds is a bug: one line, exit 1. */
+Test(outfile, an_output_past_the_table_ends_the_program_with_exit_1, .init = cr_redirect_stderr)
+{
+    const int status = end_child(by_opening_too_many);
     cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 1, "status %#x", status);
 }
 
@@ -184,7 +233,7 @@ Test(outfile, commit_or_exit_puts_the_file_in_place)
     setup_old_file("old\n");
     FILE *out = outfile_open_or_exit(path, "CSV file");
     fputs("new\n", out);
-    outfile_commit_or_exit(out, "CSV file");
+    outfile_commit_or_exit(&out, 1, "CSV file");
     expect_contents("new\n");
     cr_expect_eq(temporaries(), 0);
     remove_dir();
