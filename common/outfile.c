@@ -1,4 +1,4 @@
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "outfile.h"
 
 #include <errno.h>
@@ -36,7 +36,7 @@ typedef struct {
     _Atomic int state;
     FILE *stream;
     char path[PATH_MAX];                    /* as the caller gave it, for messages */
-    char target[PATH_MAX];                  /* the file the rename replaces */
+    char target[PATH_MAX];                  /* the file it names, links followed: what the rename replaces */
     char temp[PATH_MAX + sizeof ".XXXXXX"]; /* target, then ".XXXXXX" */
 } entry;
 
@@ -89,9 +89,10 @@ static void install_cleanup(void)
     }
 }
 
-/* The name the temporary is renamed to, into target (PATH_MAX bytes), and the permissions
- * fopen(path, "w") would give a new file, 0666 less the umask. 0, or -1 with errno set: EISDIR for
- * a directory. */
+/* The file `path` names once symbolic links are followed, into target (PATH_MAX bytes), and the
+ * permission bits its replacement gets: an existing regular file's own, or 0666 less the umask for
+ * a new one. 0, or -1 with errno set: EISDIR for a directory, EINVAL for anything else there that
+ * is not a regular file. */
 static int resolve(const char *path, char *target, mode_t *mode)
 {
     if (strlen(path) >= PATH_MAX) {
@@ -99,11 +100,35 @@ static int resolve(const char *path, char *target, mode_t *mode)
         return -1;
     }
     struct stat st;
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-        errno = EISDIR;
+    if (stat(path, &st) == 0) {
+        if (!S_ISREG(st.st_mode)) {
+            errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+            return -1;
+        }
+        *mode = st.st_mode & 0777;
+        return realpath(path, target) ? 0 : -1;
+    }
+    if (errno != ENOENT)
+        return -1;
+    if (lstat(path, &st) == 0) { /* a link to nothing */
+        errno = EINVAL;
         return -1;
     }
-    strcpy(target, path);
+    /* A new file: the real path of its directory, then its name. */
+    const char *slash = strrchr(path, '/'), *name = slash ? slash + 1 : path;
+    char dir[PATH_MAX] = ".";
+    if (slash) {
+        const size_t len = slash == path ? 1 : (size_t)(slash - path);
+        memcpy(dir, path, len);
+        dir[len] = '\0';
+    }
+    if (!realpath(dir, target))
+        return -1;
+    const size_t len = strlen(target);
+    if (snprintf(target + len, PATH_MAX - len, "%s%s", len > 1 ? "/" : "", name) >= (int)(PATH_MAX - len)) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
     /* The umask is read by setting it and back, which is safe while no other thread makes files: the
      * programs open their outputs before CUDA starts its threads. */
     const mode_t mask = umask(0);
@@ -249,7 +274,8 @@ FILE *outfile_open_or_exit(const char *path, const char *what)
     FILE *out = outfile_open(path);
     if (!out) {
         const int e = errno;
-        die(errno_is_machines_fault(e) ? 1 : EXIT_USAGE, "cannot write %s '%s': %s", what, path, strerror(e));
+        die(errno_is_machines_fault(e) ? 1 : EXIT_USAGE, "cannot write %s '%s': %s", what, path,
+            e == EINVAL ? "not a regular file" : strerror(e));
     }
     return out;
 }

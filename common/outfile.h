@@ -5,6 +5,13 @@
  * (die() included) and when SIGHUP, SIGINT, SIGQUIT, SIGPIPE or SIGTERM ends it, on whichever
  * thread the signal lands (CUDA starts threads of its own).
  *
+ * The file is the one the path names once symbolic links are followed: a link stays as it is and
+ * the file it points to is replaced. A file that is there keeps its permission bits (the new one
+ * belongs to whoever runs the program); a new file gets those fopen(path, "w") would give it, 0666
+ * less the umask. A path that names something other than a regular file (a directory, a device
+ * such as /dev/stdout, a pipe, a link to nothing) is refused, since the rename would replace it
+ * rather than write to it.
+ *
  * Creating the temporary is also the check that the path can be written at all, so a program opens
  * its outputs before the long work, and finds a missing directory at once. A program opens at most
  * OUTFILE_MAX outputs in its life, all from one thread. */
@@ -21,10 +28,10 @@ extern "C" {
  * (outfile.c). */
 #define OUTFILE_MAX 3
 
-/* A stream to the temporary of `path`, which gets the permissions fopen(path, "w") would give it; or
- * NULL with errno set when it cannot be made: EISDIR when the path names a directory, else the errno
- * of the call that failed (ENOENT, EACCES, ENAMETOOLONG, ...). An output past the program's
- * OUTFILE_MAX is a bug: one line, exit 1. */
+/* A stream to the temporary of `path`; or NULL with errno set when it cannot be made: EISDIR when
+ * the path names a directory, EINVAL when it names something else that is not a regular file, else
+ * the errno of the call that failed (ENOENT, EACCES, ENAMETOOLONG, ...). An output past the
+ * program's OUTFILE_MAX is a bug: one line, exit 1. */
 FILE *outfile_open(const char *path);
 
 /* Puts n outputs in place together: flushes each stream and fsyncs its temporary, and only when all
@@ -42,7 +49,7 @@ void outfile_abandon(FILE *out);
 
 /* What a program calls: outfile_open, or one line "cannot write <what> '<path>': <reason>" and exit 1
  * when the machine failed (errno_is_machines_fault: a full disk, too many open files), else exit 2:
- * the path is the user's to fix (a missing directory, no permission, a directory). */
+ * the path is the user's to fix (a missing directory, no permission, not a regular file). */
 FILE *outfile_open_or_exit(const char *path, const char *what);
 
 /* outfile_commit, or one line "writing <what> '<path>' failed: <reason>" naming the output that

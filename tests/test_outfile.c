@@ -1,6 +1,7 @@
-/* Outputs that appear whole or not at all (common/outfile.h): a commit replaces the file, and an
- * abandon, a failed commit, an exit without a commit or a signal leave the old file as it was and no
- * temporary beside it. Each test works in a directory of its own, and runs in a process of its
+/* Outputs that appear whole or not at all (common/outfile.h): a commit replaces the file (the one a
+ * link points to, with the old file's permissions), and an abandon, a failed commit, an exit without
+ * a commit or a signal leave the old file as it was and no temporary beside it; a path that is not a
+ * regular file is refused. Each test works in a directory of its own, and runs in a process of its
  * own, as Criterion runs every test: a process opens at most OUTFILE_MAX outputs. */
 #define _POSIX_C_SOURCE 200809L
 #include <criterion/criterion.h>
@@ -81,6 +82,47 @@ Test(outfile, commit_replaces_the_file_and_leaves_no_temporary)
     remove_dir();
 }
 
+/* The file that is there keeps its permissions: a private CSV stays private. */
+Test(outfile, commit_keeps_the_files_permissions)
+{
+    setup_old_file("old\n");
+    cr_assert_eq(chmod(path, 0600), 0);
+    FILE *out = outfile_open(path);
+    cr_assert_not_null(out, "%s", strerror(errno));
+    fputs("new\n", out);
+    cr_assert_eq(outfile_commit(&out, 1), 0, "%s", strerror(errno));
+    expect_contents("new\n");
+    struct stat st;
+    cr_assert_eq(stat(path, &st), 0);
+    cr_expect_eq(st.st_mode & 0777, 0600, "mode %o", (unsigned)(st.st_mode & 0777));
+    remove_dir();
+}
+
+/* A link stays a link: the file it points to is replaced, and the temporary is made beside that
+ * file. */
+Test(outfile, commit_through_a_link_replaces_the_file_it_points_to)
+{
+    setup_old_file("old\n");
+    char sub[80], link[96];
+    snprintf(sub, sizeof sub, "%s/sub", dir);
+    snprintf(link, sizeof link, "%s/link.csv", sub);
+    cr_assert_eq(mkdir(sub, 0700), 0);
+    cr_assert_eq(symlink("../out.csv", link), 0);
+    FILE *out = outfile_open(link);
+    cr_assert_not_null(out, "%s", strerror(errno));
+    cr_expect_eq(temporaries(), 2, "the subdirectory and the temporary beside out.csv");
+    fputs("new\n", out);
+    cr_assert_eq(outfile_commit(&out, 1), 0, "%s", strerror(errno));
+    expect_contents("new\n");
+    struct stat st;
+    cr_assert_eq(lstat(link, &st), 0);
+    cr_expect(S_ISLNK(st.st_mode), "the link was replaced");
+    cr_expect_eq(temporaries(), 1, "only the subdirectory is left");
+    remove(link);
+    rmdir(sub);
+    remove_dir();
+}
+
 Test(outfile, abandon_leaves_the_old_file_and_no_temporary)
 {
     setup_old_file("old\n");
@@ -97,10 +139,33 @@ Test(outfile, a_path_that_cannot_be_written_is_found_at_open)
 {
     cr_expect_null(outfile_open("/nonexistent-dir/out.csv"));
     cr_expect_eq(errno, ENOENT);
+}
+
+/* Renaming over a directory, a device, a pipe or a link to nothing would replace it: each is
+ * refused at open, and a pipe without waiting for a reader. */
+Test(outfile, a_path_that_is_not_a_regular_file_is_refused)
+{
     setup_old_file("");
     cr_expect_null(outfile_open(dir));
     cr_expect_eq(errno, EISDIR);
+    cr_expect_null(outfile_open("/dev/null"));
+    cr_expect_eq(errno, EINVAL);
+    snprintf(path2, sizeof path2, "%s/fifo", dir);
+    cr_assert_eq(mkfifo(path2, 0600), 0);
+    cr_expect_null(outfile_open(path2));
+    cr_expect_eq(errno, EINVAL);
+    remove(path2);
+    cr_assert_eq(symlink("nothing-here", path2), 0);
+    cr_expect_null(outfile_open(path2));
+    cr_expect_eq(errno, EINVAL);
+    remove(path2);
+    cr_expect_eq(temporaries(), 0);
     remove_dir();
+}
+
+Test(outfile, open_or_exit_refuses_a_device_with_exit_2, .exit_code = 2, .init = cr_redirect_stderr)
+{
+    outfile_open_or_exit("/dev/null", "CSV file");
 }
 
 /* The path made a directory after the open: the rename fails, the commit says so, and removes the
