@@ -253,10 +253,10 @@ int main(int argc, char **argv)
     if (cols) {
         topk_case c = o->input_path ? topk_case_from_npy(&file, k)
                                     : topk_case_create(rows, cols, dtype, o->input, o->seed, k);
+        if (o->input_path)
+            npy_logits_free(&file); /* the case holds the logits now; the file's shape is still needed */
         failed = custom_run(&st, &c, k, o->input_path ? &file : NULL, &out);
         topk_case_destroy(&c);
-        if (o->input_path)
-            npy_logits_free(&file);
     } else {
         failed = default_run(&st);
     }
