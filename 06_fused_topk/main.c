@@ -150,10 +150,16 @@ static FILE *open_output(const char *prefix, const char *name)
 }
 
 /* --rows/--cols or --input: one case, every chosen variant that can take it, and --output from fast
- * (or --variant's): both files put in place once both are written, and only when every row and the
- * answer passed; otherwise both are left as they were. */
-static int custom_run(const stage_context *st, topk_case *c, int k, const npy_logits *file, const output_files *out)
+ * (or --variant's), written only when every row and the answer passed; otherwise both files are left
+ * as they were. Each file is replaced atomically, and the two renames follow one another once both
+ * files are complete on the disk (outfile_commit): a signal ends the program before both or after
+ * both, but a crash between them leaves a new _indices.npy beside the old _probs.npy. Returns the
+ * number of rows that failed; *failed_answer is the name of the variant whose answer for --output
+ * failed, or NULL. */
+static int custom_run(const stage_context *st, topk_case *c, int k, const npy_logits *file, const output_files *out,
+                      const char **failed_answer)
 {
+    *failed_answer = NULL;
     if (!st->opts.variant)
         say_left_out(c, k);
     title(st, file ? "Your logits." : "Random logits.");
@@ -178,16 +184,18 @@ static int custom_run(const stage_context *st, topk_case *c, int k, const npy_lo
     if (failed || !check.pass) {
         outfile_abandon(out->indices);
         outfile_abandon(out->probs);
-        printf("\n%s_indices.npy and %s_probs.npy are left as they were: %s%s failed verification against the fp64 "
-               "reference.\n", prefix, prefix, check.pass ? "rows above" : writer->name, check.pass ? "" : "'s answer");
-        return failed + !check.pass;
+        printf("\n%s_indices.npy and %s_probs.npy are left as they were: %s%s%s%s failed verification against the "
+               "fp64 reference.\n", prefix, prefix, failed ? "the rows above" : "",
+               failed && !check.pass ? " and " : "", check.pass ? "" : writer->name, check.pass ? "" : "'s answer");
+        *failed_answer = check.pass ? NULL : writer->name;
+        return failed;
     }
     char err[600];
     if (npy_write(out->indices, "<i4", sizeof(int), shape, ndim, c->idx_host, err, sizeof err) ||
         npy_write(out->probs, "<f4", sizeof(float), shape, ndim, c->prob_host, err, sizeof err))
         die(1, "--output: %s", err);
-    outfile_commit_or_exit(out->indices, "--output file");
-    outfile_commit_or_exit(out->probs, "--output file");
+    FILE *const files[] = {out->indices, out->probs};
+    outfile_commit_or_exit(files, 2, "--output file");
     printf("\nWrote %s_indices.npy and %s_probs.npy (%s's answer, PASS against the fp64 reference).\n", prefix,
            prefix, writer->name);
     return failed;
@@ -249,15 +257,20 @@ int main(int argc, char **argv)
         die(EXIT_USAGE, "--variant %s cannot run here: it %s", named->name, why_not);
 
     int failed;
+    const char *failed_answer = NULL;
     if (cols) {
         topk_case c = o->input_path ? topk_case_from_npy(&file, k)
                                     : topk_case_create(rows, cols, dtype, o->input, o->seed, k);
-        failed = custom_run(&st, &c, k, o->input_path ? &file : NULL, &out);
-        topk_case_destroy(&c);
         if (o->input_path)
-            npy_logits_free(&file);
+            npy_logits_free(&file); /* the case holds the logits now; the file's shape is still needed */
+        failed = custom_run(&st, &c, k, o->input_path ? &file : NULL, &out, &failed_answer);
+        topk_case_destroy(&c);
     } else {
         failed = default_run(&st);
     }
-    return stage_end(&st, failed);
+    stage_end(&st, failed);
+    if (failed_answer)
+        die(1, "the answer of %s for --output failed verification against the fp64 reference; the files were not "
+            "written", failed_answer);
+    return 0;
 }

@@ -1,5 +1,6 @@
 #include "check.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -33,6 +34,11 @@ void cuda_check(cudaError_t err, const char *what, const char *file, int line)
         return;
     die(1, "%s:%d: CUDA error in %s: %s (%s)", file, line, what, cudaGetErrorString(err),
         cudaGetErrorName(err));
+}
+
+bool errno_is_machines_fault(int e)
+{
+    return e == ENOMEM || e == EMFILE || e == ENFILE || e == ENOSPC || e == EDQUOT || e == EIO;
 }
 
 void *xmalloc(size_t bytes, const char *what)

@@ -36,6 +36,14 @@ const char *program_name(void);
 /* One line "<program>: <message>" on stderr, then exit(code). */
 void die(int code, const char *fmt, ...) __attribute__((noreturn, format(printf, 2, 3)));
 
+/* Whether a failed system call's errno is the machine's fault, so that the program exits 1 rather
+ * than 2: it ran out of memory, file descriptors, disk space or quota (ENOMEM, EMFILE, ENFILE,
+ * ENOSPC, EDQUOT), or a device failed (EIO). Every other errno of a file operation is about the
+ * path the user gave, the user's to fix: it is missing (ENOENT, ENOTDIR), not allowed (EACCES,
+ * EPERM, EROFS: a read-only file system is the user's choice of path), too long (ENAMETOOLONG),
+ * a loop of links (ELOOP), a directory (EISDIR). */
+bool errno_is_machines_fault(int e);
+
 /* malloc that dies with a clear message instead of returning NULL. */
 void *xmalloc(size_t bytes, const char *what);
 

@@ -17,6 +17,7 @@
 #include "npy.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -25,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "check.h"
 
@@ -66,8 +68,10 @@ static shape_text print_shape(const npy_logits *a) { return print_dims(a->shape,
 enum { KEY_DESCR, KEY_FORTRAN_ORDER, KEY_SHAPE, N_KEYS };
 static const char *const key_names[N_KEYS] = {"descr", "fortran_order", "shape"};
 
-/* The header dict as it is read. Every value is kept as the file has it until the dict is read
- * whole, so a duplicate, unknown or missing key is named before any value is judged. */
+/* The header dict as it is read. A key is judged as it is read (an unknown or duplicate one is
+ * refused there), and so is its value's syntax (a string, True or False, a tuple of dimensions);
+ * what the values mean (the element type, the order, the number of dimensions) is judged only once
+ * the whole dict is read and no key is missing (check_values). */
 typedef struct {
     const unsigned char *file;     /* the file's first byte: a message's "byte N" counts from it */
     const unsigned char *at, *end; /* the part of the dict not read yet */
@@ -404,9 +408,20 @@ static int read_open_file(FILE *f, npy_logits *out, char *err, size_t err_len)
 int npy_read_logits(const char *path, npy_logits *out, char *err, size_t err_len)
 {
     memset(out, 0, sizeof *out);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return report(NPY_BAD_FILE, err, err_len, "cannot read it: %s", strerror(errno));
+    /* O_NONBLOCK: a pipe opens at once, to be refused by read_open_file, where a plain open would
+     * wait for a writer; it changes nothing in how a regular file is read. */
+    const int fd = open(path, O_RDONLY | O_NONBLOCK);
+    if (fd < 0) {
+        const int e = errno;
+        return report(errno_is_machines_fault(e) ? NPY_HOST_FAILED : NPY_BAD_FILE, err, err_len, "cannot read it: %s",
+                      strerror(e));
+    }
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        const int e = errno;
+        close(fd);
+        return report(NPY_HOST_FAILED, err, err_len, "cannot read it: %s", strerror(e));
+    }
     const int rc = read_open_file(f, out, err, err_len);
     fclose(f);
     if (rc)
@@ -439,7 +454,10 @@ void npy_logits_free(npy_logits *a)
 int npy_write(FILE *f, const char *descr, size_t elem_size, const size_t *shape, int ndim, const void *data,
               char *err, size_t err_len)
 {
-    char dict[256], dims[160] = "";
+    if (ndim < 1 || ndim > NPY_MAX_DIMS)
+        return report(-1, err, err_len, "an array of %d dimensions: this writer takes 1 to %d", ndim, NPY_MAX_DIMS);
+    /* dims holds NPY_MAX_DIMS sizes of up to 20 digits, each with ", " after it. */
+    char dict[256], dims[NPY_MAX_DIMS * 22 + 1] = "";
     size_t count = 1, bytes;
     bool fits = true;
     for (int d = 0; d < ndim; d++) {
@@ -452,6 +470,10 @@ int npy_write(FILE *f, const char *descr, size_t elem_size, const size_t *shape,
         return report(-1, err, err_len, "an array of shape (%s) needs more than %zu bytes (SIZE_MAX)", dims,
                       (size_t)SIZE_MAX);
     int len = snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (%s), }", descr, dims);
+    /* The padding below adds at most 63 spaces and the newline. */
+    if (len < 0 || len > (int)sizeof dict - 64)
+        return report(-1, err, err_len, "an element type of %zu characters makes the header of an array of shape (%s) "
+                      "longer than %zu bytes", strlen(descr), dims, sizeof dict - 64);
     /* Pad with spaces and end with a newline so the data starts on a 64-byte boundary. */
     const int total = (10 + len + 1 + 63) / 64 * 64;
     while (10 + len + 1 < total)

@@ -20,8 +20,9 @@ extern "C" {
 /* numpy's own limit on the dict's length (np.load's max_header_size); a longer one is refused. */
 #define NPY_MAX_HEADER 10000
 
-/* What a failed read returns: the file's fault (the user fixes the file: a usage error, exit 2),
- * or the machine's (host memory ran out or reading failed part way: exit 1). */
+/* What a failed read returns: the file's fault (the user fixes the file or the path: a usage error,
+ * exit 2), or the machine's (host memory ran out, opening failed for the machine's reasons,
+ * errno_is_machines_fault, or reading failed part way: exit 1). */
 #define NPY_BAD_FILE (-1)
 #define NPY_HOST_FAILED (-2)
 
@@ -54,9 +55,10 @@ const char *npy_find_nan_or_inf(const npy_logits *a, char *where, size_t where_l
 void npy_logits_free(npy_logits *a);
 
 /* Writes an array of `ndim` dimensions whose elements are `descr` ('<i4' or '<f4', elem_size bytes
- * each) to f, as np.save does. Returns 0, or -1 with one line in err when its size does not fit a
- * size_t. A write that fails sets the stream's error flag, for whoever closes it to check
- * (outfile_commit does). */
+ * each) to f, as np.save does. Returns 0, or -1 with one line in err, writing nothing, when ndim is
+ * not 1 to NPY_MAX_DIMS, when the header's dict, descr and shape written out, would be longer
+ * than this writer's 192 bytes, or when the array's size does not fit a size_t. A write that fails
+ * sets the stream's error flag, for whoever closes it to check (outfile_commit does). */
 int npy_write(FILE *f, const char *descr, size_t elem_size, const size_t *shape, int ndim, const void *data,
               char *err, size_t err_len);
 

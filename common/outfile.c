@@ -1,7 +1,8 @@
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "outfile.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -12,22 +13,51 @@
 
 #include "check.h"
 
-/* The open outputs. The signal handler reads `live` and, where it is set, `temp`: `live` is set
- * only after `temp` is written and cleared before `temp` is freed, with a fence between, so the
- * handler never reads a temporary's name that is not there. */
+/* The outputs, in a table that the signal handler reads while the program may go on: a signal sent
+ * to the process lands on any thread that does not block it, CUDA's included. An entry moves only
+ * forward, FREE -> BUSY -> LIVE -> (BUSY ->) DONE, except that a BUSY entry whose temporary could
+ * not be made goes back to FREE. What makes the handler safe on any thread:
+ *  - the names live in the table and are never freed, and an entry's names are written only while
+ *    it is BUSY on its way to LIVE: the handler, which reads a temporary's name only in a LIVE
+ *    entry, never reads one that is changing;
+ *  - an entry is BUSY only inside outfile_open and outfile_commit, with the handled signals blocked
+ *    on this thread, so the handler never runs in the middle of it here; on another thread it
+ *    waits until the entry is no longer BUSY;
+ *  - the handler sets `ending` before it reads the table, and outfile_open reads `ending` after it
+ *    marks its entry BUSY (both sequentially consistent): either the handler sees the entry BUSY
+ *    and waits for its temporary to be made, or outfile_open sees `ending` and makes none.
+ * So every temporary that exists when the handler ends the program was LIVE when the handler looked,
+ * and the handler removed it. The handler reads the states and `ending` through lock-free atomics,
+ * which a signal handler may use, and a LIVE entry's name, which nothing writes any more. */
+enum { FREE, BUSY, LIVE, DONE };
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2 && ATOMIC_BOOL_LOCK_FREE == 2, "the signal handler needs lock-free atomics");
+
 typedef struct {
+    _Atomic int state;
     FILE *stream;
-    char *path, *temp; /* one allocation: the path, then the temporary's name */
-    volatile sig_atomic_t live;
-} slot;
+    char path[PATH_MAX];                    /* as the caller gave it, for messages */
+    char target[PATH_MAX];                  /* the file it names, links followed: what the rename replaces */
+    char temp[PATH_MAX + sizeof ".XXXXXX"]; /* target, then ".XXXXXX" */
+} entry;
 
-static slot slots[OUTFILE_MAX];
+static entry entries[OUTFILE_MAX];
+static _Atomic bool ending;
 
+static const int handled[] = {SIGHUP, SIGINT, SIGQUIT, SIGPIPE, SIGTERM};
+static sigset_t handled_set;
+
+/* The signal handler's work, and the cleanup at exit, which runs on the thread that uses the table
+ * and so never finds an entry BUSY. */
 static void remove_temporaries(void)
 {
-    for (int i = 0; i < OUTFILE_MAX; i++)
-        if (slots[i].live)
-            unlink(slots[i].temp);
+    atomic_store(&ending, true);
+    for (int i = 0; i < OUTFILE_MAX; i++) {
+        int state;
+        while ((state = atomic_load(&entries[i].state)) == BUSY)
+            ;
+        if (state == LIVE)
+            unlink(entries[i].temp);
+    }
 }
 
 /* SA_RESETHAND has put the default action back, so the signal raised again ends the program as it
@@ -48,114 +78,195 @@ static void install_cleanup(void)
         return;
     installed = true;
     atexit(remove_temporaries);
-    static const int signals[] = {SIGHUP, SIGINT, SIGQUIT, SIGPIPE, SIGTERM};
     struct sigaction action = {.sa_handler = on_signal, .sa_flags = SA_RESETHAND};
     sigemptyset(&action.sa_mask);
-    for (size_t i = 0; i < sizeof signals / sizeof signals[0]; i++) {
+    sigemptyset(&handled_set);
+    for (size_t i = 0; i < sizeof handled / sizeof handled[0]; i++) {
+        sigaddset(&handled_set, handled[i]);
         struct sigaction old;
-        if (sigaction(signals[i], NULL, &old) == 0 && old.sa_handler == SIG_DFL)
-            sigaction(signals[i], &action, NULL);
+        if (sigaction(handled[i], NULL, &old) == 0 && old.sa_handler == SIG_DFL)
+            sigaction(handled[i], &action, NULL);
     }
 }
 
-static slot *slot_of(FILE *out)
+/* The file `path` names once symbolic links are followed, into target (PATH_MAX bytes), and the
+ * permission bits its replacement gets: an existing regular file's own, or 0666 less the umask for
+ * a new one. 0, or -1 with errno set: EISDIR for a directory, EINVAL for anything else there that
+ * is not a regular file. */
+static int resolve(const char *path, char *target, mode_t *mode)
 {
-    for (int i = 0; i < OUTFILE_MAX; i++)
-        if (slots[i].stream == out)
-            return &slots[i];
-    die(1, "outfile: a stream outfile_open did not open");
-}
-
-static void release(slot *s)
-{
-    s->live = 0;
-    atomic_signal_fence(memory_order_seq_cst);
-    free(s->path);
-    *s = (slot){0};
+    if (strlen(path) >= PATH_MAX) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    struct stat st;
+    if (stat(path, &st) == 0) {
+        if (!S_ISREG(st.st_mode)) {
+            errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+            return -1;
+        }
+        *mode = st.st_mode & 0777;
+        return realpath(path, target) ? 0 : -1;
+    }
+    if (errno != ENOENT)
+        return -1;
+    if (lstat(path, &st) == 0) { /* a link to nothing */
+        errno = EINVAL;
+        return -1;
+    }
+    /* A new file: the real path of its directory, then its name. */
+    const char *slash = strrchr(path, '/'), *name = slash ? slash + 1 : path;
+    char dir[PATH_MAX] = ".";
+    if (slash) {
+        const size_t len = slash == path ? 1 : (size_t)(slash - path);
+        memcpy(dir, path, len);
+        dir[len] = '\0';
+    }
+    if (!realpath(dir, target))
+        return -1;
+    const size_t len = strlen(target);
+    if (snprintf(target + len, PATH_MAX - len, "%s%s", len > 1 ? "/" : "", name) >= (int)(PATH_MAX - len)) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    /* The umask is read by setting it and back, which is safe while no other thread makes files: the
+     * programs open their outputs before CUDA starts its threads. */
+    const mode_t mask = umask(0);
+    umask(mask);
+    *mode = 0666 & ~mask;
+    return 0;
 }
 
 FILE *outfile_open(const char *path)
 {
-    struct stat st;
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-        errno = EISDIR;
+    char target[PATH_MAX];
+    mode_t mode;
+    if (resolve(path, target, &mode) != 0)
         return NULL;
-    }
-    slot *s = slots;
-    while (s < slots + OUTFILE_MAX && s->path)
-        s++;
-    if (s == slots + OUTFILE_MAX) {
-        errno = EMFILE;
-        return NULL;
-    }
+    entry *e = entries;
+    while (e < entries + OUTFILE_MAX && atomic_load(&e->state) != FREE)
+        e++;
+    if (e == entries + OUTFILE_MAX)
+        die(1, "outfile: a program opens at most %d outputs", OUTFILE_MAX);
     install_cleanup();
-    const size_t len = strlen(path);
-    s->path = xmalloc(2 * len + sizeof ".XXXXXX" + 1, "an output file's name");
-    s->temp = s->path + len + 1;
-    memcpy(s->path, path, len + 1);
-    memcpy(s->temp, path, len);
-    memcpy(s->temp + len, ".XXXXXX", sizeof ".XXXXXX");
-    const int fd = mkstemp(s->temp);
+
+    sigset_t old_mask;
+    pthread_sigmask(SIG_BLOCK, &handled_set, &old_mask);
+    atomic_store(&e->state, BUSY);
+    if (atomic_load(&ending)) {
+        /* A handler on another thread is removing the temporaries and will end the program. */
+        atomic_store(&e->state, FREE);
+        for (;;)
+            pause();
+    }
+    strcpy(e->path, path);
+    strcpy(e->target, target);
+    snprintf(e->temp, sizeof e->temp, "%s.XXXXXX", target);
+    const int fd = mkstemp(e->temp);
+    const int made_errno = errno;
+    atomic_store(&e->state, fd < 0 ? FREE : LIVE);
+    pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
     if (fd < 0) {
-        const int e = errno;
-        free(s->path);
-        *s = (slot){0};
-        errno = e;
+        errno = made_errno;
         return NULL;
     }
-    atomic_signal_fence(memory_order_seq_cst);
-    s->live = 1;
-    /* mkstemp makes the file 0600; an output gets what fopen would give it, 0666 less the umask. */
-    const mode_t mask = umask(0);
-    umask(mask);
-    s->stream = fchmod(fd, 0666 & ~mask) == 0 ? fdopen(fd, "w") : NULL;
-    if (!s->stream) {
-        const int e = errno;
+
+    /* mkstemp makes the file 0600. */
+    e->stream = fchmod(fd, mode) == 0 ? fdopen(fd, "w") : NULL;
+    if (!e->stream) {
+        const int failed_errno = errno;
         close(fd);
-        unlink(s->temp);
-        release(s);
-        errno = e;
+        unlink(e->temp);
+        atomic_store(&e->state, DONE);
+        errno = failed_errno;
         return NULL;
     }
-    return s->stream;
+    return e->stream;
 }
 
-/* Flushes, closes and renames the slot's stream; on failure removes its temporary. Returns 0 or the
- * errno of what failed; the slot stays taken, for the caller's message. */
-static int finish(slot *s)
+static entry *entry_of(FILE *out)
 {
-    /* The data is on the disk before the rename makes it the file: a crash cannot leave the path
-     * holding a file cut short. A write that failed earlier left the stream's error flag set. */
+    for (int i = 0; i < OUTFILE_MAX; i++)
+        if (atomic_load(&entries[i].state) == LIVE && entries[i].stream == out)
+            return &entries[i];
+    die(1, "outfile: a stream outfile_open did not open, or one already committed or abandoned");
+}
+
+/* Flushes the stream, fsyncs its file and closes it: 0, or the errno of what failed. A write that
+ * failed earlier left the stream's error flag set. */
+static int finish_writing(FILE *stream)
+{
     errno = 0;
     int e = 0;
-    if (fflush(s->stream) != 0 || ferror(s->stream) || fsync(fileno(s->stream)) != 0)
+    if (fflush(stream) != 0 || ferror(stream) || fsync(fileno(stream)) != 0)
         e = errno ? errno : EIO;
-    if (fclose(s->stream) != 0 && !e)
+    if (fclose(stream) != 0 && !e)
         e = errno;
-    if (!e && rename(s->temp, s->path) != 0)
-        e = errno;
-    if (e) {
-        unlink(s->temp);
-        s->live = 0;
-    }
     return e;
 }
 
-int outfile_commit(FILE *out)
+/* outfile_commit: 0, or the errno of what failed with *failed its entry. The set is taken in table
+ * order, the order the outputs were opened. All of its entries are marked BUSY before the first
+ * rename, and the renames stop at the first that fails; the handler reads the table in the same
+ * order and waits at a BUSY entry. So it can have found LIVE, and removed the temporary of, only
+ * the set's first few entries, and all of those but the last it found were gone before the first
+ * rename: either the first rename fails and none is made, or the handler waits for all of them. */
+static int commit(FILE *const *outs, int n, entry **failed)
 {
-    slot *s = slot_of(out);
-    const int e = finish(s);
-    release(s);
+    bool in_set[OUTFILE_MAX] = {false};
+    for (int i = 0; i < n; i++)
+        in_set[entry_of(outs[i]) - entries] = true;
+
+    int e = 0;
+    for (int i = 0; i < OUTFILE_MAX; i++) {
+        const int finished = in_set[i] ? finish_writing(entries[i].stream) : 0;
+        if (finished && !e) {
+            e = finished;
+            *failed = &entries[i];
+        }
+    }
+    if (e) {
+        for (int i = 0; i < OUTFILE_MAX; i++)
+            if (in_set[i]) {
+                unlink(entries[i].temp);
+                atomic_store(&entries[i].state, DONE);
+            }
+        return e;
+    }
+
+    sigset_t old_mask;
+    pthread_sigmask(SIG_BLOCK, &handled_set, &old_mask);
+    for (int i = 0; i < OUTFILE_MAX; i++)
+        if (in_set[i])
+            atomic_store(&entries[i].state, BUSY);
+    for (int i = 0; i < OUTFILE_MAX; i++)
+        if (in_set[i]) {
+            if (!e && rename(entries[i].temp, entries[i].target) != 0) {
+                e = errno;
+                *failed = &entries[i];
+            }
+            if (e)
+                unlink(entries[i].temp);
+            atomic_store(&entries[i].state, DONE);
+        }
+    pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
+    return e;
+}
+
+int outfile_commit(FILE *const *outs, int n)
+{
+    entry *failed;
+    const int e = commit(outs, n, &failed);
     errno = e;
     return e ? -1 : 0;
 }
 
 void outfile_abandon(FILE *out)
 {
-    slot *s = slot_of(out);
+    entry *e = entry_of(out);
     fclose(out);
-    unlink(s->temp);
-    release(s);
+    unlink(e->temp);
+    atomic_store(&e->state, DONE);
 }
 
 FILE *outfile_open_or_exit(const char *path, const char *what)
@@ -163,17 +274,16 @@ FILE *outfile_open_or_exit(const char *path, const char *what)
     FILE *out = outfile_open(path);
     if (!out) {
         const int e = errno;
-        const bool machine = e == ENOSPC || e == EDQUOT || e == EIO || e == EMFILE || e == ENFILE || e == ENOMEM;
-        die(machine ? 1 : EXIT_USAGE, "cannot write %s '%s': %s", what, path, strerror(e));
+        die(errno_is_machines_fault(e) ? 1 : EXIT_USAGE, "cannot write %s '%s': %s", what, path,
+            e == EINVAL ? "not a regular file" : strerror(e));
     }
     return out;
 }
 
-void outfile_commit_or_exit(FILE *out, const char *what)
+void outfile_commit_or_exit(FILE *const *outs, int n, const char *what)
 {
-    slot *s = slot_of(out);
-    const int e = finish(s);
+    entry *failed;
+    const int e = commit(outs, n, &failed);
     if (e)
-        die(1, "writing %s '%s' failed: %s", what, s->path, strerror(e));
-    release(s);
+        die(1, "writing %s '%s' failed: %s", what, failed->path, strerror(e));
 }

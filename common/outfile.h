@@ -1,11 +1,20 @@
-/* Output files that appear whole or not at all. An output is written to a temporary file beside it,
- * "PATH.XXXXXX" in the same directory (so on the same file system), and renamed over PATH only when
- * it is complete and flushed to the disk: a run that fails, dies or is interrupted leaves PATH as it
- * was. The temporaries not yet renamed are removed when the program exits (die() included) and when
- * SIGHUP, SIGINT, SIGQUIT, SIGPIPE or SIGTERM ends it.
+/* Output files that appear whole or not at all. An output is written to a temporary file beside
+ * its file, "FILE.XXXXXX" in the same directory (so on the same file system), and renamed over the
+ * file only when it is complete and flushed to the disk: a run that fails, dies or is interrupted
+ * leaves the file as it was. The temporaries not yet renamed are removed when the program exits
+ * (die() included) and when SIGHUP, SIGINT, SIGQUIT, SIGPIPE or SIGTERM ends it, on whichever
+ * thread the signal lands (CUDA starts threads of its own).
  *
- * Creating the temporary is also the check that PATH can be written at all, so a program opens its
- * outputs before the long work, and finds a missing directory at once. */
+ * The file is the one the path names once symbolic links are followed: a link stays as it is and
+ * the file it points to is replaced. A file that is there keeps its permission bits (the new one
+ * belongs to whoever runs the program); a new file gets those fopen(path, "w") would give it, 0666
+ * less the umask. A path that names something other than a regular file (a directory, a device
+ * such as /dev/stdout, a pipe, a link to nothing) is refused, since the rename would replace it
+ * rather than write to it.
+ *
+ * Creating the temporary is also the check that the path can be written at all, so a program opens
+ * its outputs before the long work, and finds a missing directory at once. A program opens at most
+ * OUTFILE_MAX outputs in its life, all from one thread. */
 #ifndef COMMON_OUTFILE_H
 #define COMMON_OUTFILE_H
 
@@ -15,29 +24,37 @@
 extern "C" {
 #endif
 
-/* The most outputs open at once. */
-#define OUTFILE_MAX 8
+/* --csv and stage 06's two --output files: the size of the table of names the signal handler reads
+ * (outfile.c). */
+#define OUTFILE_MAX 3
 
-/* A stream to the temporary of `path`, which gets the permissions fopen(path, "w") would give it; or
- * NULL with errno set when it cannot be made (ENOENT, EACCES, ...: the user's to fix; EISDIR when
- * path is a directory; EMFILE past OUTFILE_MAX). */
+/* A stream to the temporary of `path`; or NULL with errno set when it cannot be made: EISDIR when
+ * the path names a directory, EINVAL when it names something else that is not a regular file, else
+ * the errno of the call that failed (ENOENT, EACCES, ENAMETOOLONG, ...). An output past the
+ * program's OUTFILE_MAX is a bug: one line, exit 1. */
 FILE *outfile_open(const char *path);
 
-/* Flushes and closes the stream and renames its temporary over its path. 0, or -1 with errno set
- * when a write, the flush or the rename failed: the temporary is then removed and the path left as
- * it was. The stream is gone either way. */
-int outfile_commit(FILE *out);
+/* Puts n outputs in place together: flushes each stream and fsyncs its temporary, and only when all
+ * n are complete on the disk renames each over its file, one after the other in the order they were
+ * opened. Each file is replaced atomically; the set is not: a signal ends the program before the
+ * first rename or after the last, but a crash between two leaves the files renamed before it new
+ * and the others as they were. 0, or -1 with errno set: after a failed write, flush or fsync every
+ * temporary is removed and every file left as it was; after a failed rename (the file became a
+ * directory meanwhile) the files renamed before it are new and the others as they were. The streams
+ * are gone either way. */
+int outfile_commit(FILE *const *outs, int n);
 
-/* Closes the stream and removes its temporary: the path stays as it was. */
+/* Closes the stream and removes its temporary: its file stays as it was. */
 void outfile_abandon(FILE *out);
 
-/* What a program calls: outfile_open, or one line "cannot write <what> '<path>': <reason>" and exit 2
- * when the path is the user's to fix (a missing directory, no permission, a directory), 1 when the
- * machine failed (a full disk, too many open files). */
+/* What a program calls: outfile_open, or one line "cannot write <what> '<path>': <reason>" and exit 1
+ * when the machine failed (errno_is_machines_fault: a full disk, too many open files), else exit 2:
+ * the path is the user's to fix (a missing directory, no permission, not a regular file). */
 FILE *outfile_open_or_exit(const char *path, const char *what);
 
-/* outfile_commit, or one line "writing <what> '<path>' failed: <reason>" and exit 1. */
-void outfile_commit_or_exit(FILE *out, const char *what);
+/* outfile_commit, or one line "writing <what> '<path>' failed: <reason>" naming the output that
+ * failed, and exit 1. */
+void outfile_commit_or_exit(FILE *const *outs, int n, const char *what);
 
 #ifdef __cplusplus
 }

@@ -142,7 +142,7 @@ int stage_timing_rows(const stage_context *st, const char *experiment,
 int stage_end(stage_context *st, int failed)
 {
     if (st->opts.csv_path)
-        outfile_commit_or_exit(st->bench.csv, "CSV file");
+        outfile_commit_or_exit(&st->bench.csv, 1, "CSV file");
     if (failed)
         die(1, "%d timing row(s) failed verification against the fp64 reference%s", failed,
             st->opts.csv_path ? "; the CSV keeps them, marked FAIL" : "");

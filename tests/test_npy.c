@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../common/npy.h"
@@ -139,6 +140,27 @@ Test(npy, write_refuses_a_shape_past_size_max)
     cr_expect_eq(npy_write(out, "<f4", 4, shape, 2, NULL, err, sizeof err), -1);
     cr_expect_str_eq(err, "an array of shape (4611686018427387904, 4) needs more than 18446744073709551615 bytes "
                           "(SIZE_MAX)");
+    cr_expect_eq(ftell(out), 0);
+    fclose(out);
+}
+
+/* A header this writer cannot hold whole, too many dimensions or too long an element type, is
+ * refused, and nothing is written. */
+Test(npy, write_refuses_a_header_it_cannot_hold)
+{
+    const size_t shape[5] = {2, 3, 4, 5, 6};
+    char err[256], descr[200];
+    memset(descr, 'x', sizeof descr - 1);
+    descr[sizeof descr - 1] = '\0';
+    FILE *out = tmpfile();
+    cr_assert_not_null(out);
+    cr_expect_eq(npy_write(out, "<f4", 4, shape, 0, NULL, err, sizeof err), -1);
+    cr_expect_str_eq(err, "an array of 0 dimensions: this writer takes 1 to 3");
+    cr_expect_eq(npy_write(out, "<f4", 4, shape, 5, NULL, err, sizeof err), -1);
+    cr_expect_str_eq(err, "an array of 5 dimensions: this writer takes 1 to 3");
+    cr_expect_eq(npy_write(out, descr, 4, shape, 3, NULL, err, sizeof err), -1);
+    cr_expect_str_eq(err, "an element type of 199 characters makes the header of an array of shape (2, 3, 4) longer "
+                          "than 192 bytes");
     cr_expect_eq(ftell(out), 0);
     fclose(out);
 }
@@ -346,6 +368,38 @@ Test(npy, files_that_are_not_npy_files)
     cr_expect_str_eq(err, "cannot read it: No such file or directory");
     cr_expect_eq(npy_read_logits("/tmp", &a, err, sizeof err), NPY_BAD_FILE);
     cr_expect_str_eq(err, "it is not a regular file (a directory or a pipe?)");
+}
+
+/* A pipe is refused at once, not read from once something writes to it. */
+Test(npy, a_pipe_is_refused_without_waiting_for_a_writer)
+{
+    const char *path = temp_path("fifo.npy");
+    cr_assert_eq(mkfifo(path, 0600), 0);
+    char err[700];
+    npy_logits a;
+    const int rc = npy_read_logits(path, &a, err, sizeof err);
+    remove(path);
+    cr_expect_eq(rc, NPY_BAD_FILE);
+    cr_expect_str_eq(err, "it is not a regular file (a directory or a pipe?)");
+}
+
+/* A file that cannot be opened because the process has no descriptor left is the machine's fault,
+ * not the file's. */
+Test(npy, too_many_open_files_is_the_machines_fault)
+{
+    const char *path = temp_path("one-byte.npy");
+    write_bytes(path, "x", 1);
+    struct rlimit old;
+    cr_assert_eq(getrlimit(RLIMIT_NOFILE, &old), 0);
+    const struct rlimit none = {0, old.rlim_max};
+    char err[700];
+    npy_logits a;
+    cr_assert_eq(setrlimit(RLIMIT_NOFILE, &none), 0);
+    const int rc = npy_read_logits(path, &a, err, sizeof err);
+    setrlimit(RLIMIT_NOFILE, &old);
+    remove(path);
+    cr_expect_eq(rc, NPY_HOST_FAILED, "%s", err);
+    cr_expect_str_eq(err, "cannot read it: Too many open files");
 }
 
 Test(npy, what_a_message_quotes_from_the_file_is_escaped_and_cut_short)

@@ -1,6 +1,8 @@
-/* Outputs that appear whole or not at all (common/outfile.h): a commit replaces the file, and an
- * abandon, a failed commit, an exit without a commit or a signal leave the old file as it was and no
- * temporary beside it. Each test works in a directory of its own. */
+/* Outputs that appear whole or not at all (common/outfile.h): a commit replaces the file (the one a
+ * link points to, with the old file's permissions), and an abandon, a failed commit, an exit without
+ * a commit or a signal leave the old file as it was and no temporary beside it; a path that is not a
+ * regular file is refused. Each test works in a directory of its own, and runs in a process of its
+ * own, as Criterion runs every test: a process opens at most OUTFILE_MAX outputs. */
 #define _POSIX_C_SOURCE 200809L
 #include <criterion/criterion.h>
 #include <criterion/redirect.h>
@@ -17,7 +19,7 @@
 #include "../common/check.h"
 #include "../common/outfile.h"
 
-static char dir[64], path[96];
+static char dir[64], path[96], path2[96];
 
 /* A fresh directory holding out.csv with `old` in it. */
 static void setup_old_file(const char *old)
@@ -67,7 +69,7 @@ Test(outfile, commit_replaces_the_file_and_leaves_no_temporary)
     cr_expect_eq(temporaries(), 1, "the temporary is made at once, beside the file");
     fputs("new\n", out);
     expect_contents("old\n");
-    cr_assert_eq(outfile_commit(out), 0, "%s", strerror(errno));
+    cr_assert_eq(outfile_commit(&out, 1), 0, "%s", strerror(errno));
     expect_contents("new\n");
     cr_expect_eq(temporaries(), 0);
 
@@ -77,6 +79,47 @@ Test(outfile, commit_replaces_the_file_and_leaves_no_temporary)
     struct stat st;
     cr_assert_eq(stat(path, &st), 0);
     cr_expect_eq(st.st_mode & 0777, 0666 & ~mask, "mode %o", (unsigned)(st.st_mode & 0777));
+    remove_dir();
+}
+
+/* The file that is there keeps its permissions: a private CSV stays private. */
+Test(outfile, commit_keeps_the_files_permissions)
+{
+    setup_old_file("old\n");
+    cr_assert_eq(chmod(path, 0600), 0);
+    FILE *out = outfile_open(path);
+    cr_assert_not_null(out, "%s", strerror(errno));
+    fputs("new\n", out);
+    cr_assert_eq(outfile_commit(&out, 1), 0, "%s", strerror(errno));
+    expect_contents("new\n");
+    struct stat st;
+    cr_assert_eq(stat(path, &st), 0);
+    cr_expect_eq(st.st_mode & 0777, 0600, "mode %o", (unsigned)(st.st_mode & 0777));
+    remove_dir();
+}
+
+/* A link stays a link: the file it points to is replaced, and the temporary is made beside that
+ * file. */
+Test(outfile, commit_through_a_link_replaces_the_file_it_points_to)
+{
+    setup_old_file("old\n");
+    char sub[80], link[96];
+    snprintf(sub, sizeof sub, "%s/sub", dir);
+    snprintf(link, sizeof link, "%s/link.csv", sub);
+    cr_assert_eq(mkdir(sub, 0700), 0);
+    cr_assert_eq(symlink("../out.csv", link), 0);
+    FILE *out = outfile_open(link);
+    cr_assert_not_null(out, "%s", strerror(errno));
+    cr_expect_eq(temporaries(), 2, "the subdirectory and the temporary beside out.csv");
+    fputs("new\n", out);
+    cr_assert_eq(outfile_commit(&out, 1), 0, "%s", strerror(errno));
+    expect_contents("new\n");
+    struct stat st;
+    cr_assert_eq(lstat(link, &st), 0);
+    cr_expect(S_ISLNK(st.st_mode), "the link was replaced");
+    cr_expect_eq(temporaries(), 1, "only the subdirectory is left");
+    remove(link);
+    rmdir(sub);
     remove_dir();
 }
 
@@ -96,10 +139,33 @@ Test(outfile, a_path_that_cannot_be_written_is_found_at_open)
 {
     cr_expect_null(outfile_open("/nonexistent-dir/out.csv"));
     cr_expect_eq(errno, ENOENT);
+}
+
+/* Renaming over a directory, a device, a pipe or a link to nothing would replace it: each is
+ * refused at open, and a pipe without waiting for a reader. */
+Test(outfile, a_path_that_is_not_a_regular_file_is_refused)
+{
     setup_old_file("");
     cr_expect_null(outfile_open(dir));
     cr_expect_eq(errno, EISDIR);
+    cr_expect_null(outfile_open("/dev/null"));
+    cr_expect_eq(errno, EINVAL);
+    snprintf(path2, sizeof path2, "%s/fifo", dir);
+    cr_assert_eq(mkfifo(path2, 0600), 0);
+    cr_expect_null(outfile_open(path2));
+    cr_expect_eq(errno, EINVAL);
+    remove(path2);
+    cr_assert_eq(symlink("nothing-here", path2), 0);
+    cr_expect_null(outfile_open(path2));
+    cr_expect_eq(errno, EINVAL);
+    remove(path2);
+    cr_expect_eq(temporaries(), 0);
     remove_dir();
+}
+
+Test(outfile, open_or_exit_refuses_a_device_with_exit_2, .exit_code = 2, .init = cr_redirect_stderr)
+{
+    outfile_open_or_exit("/dev/null", "CSV file");
 }
 
 /* The path made a directory after the open: the rename fails, the commit says so, and removes the
@@ -112,11 +178,47 @@ Test(outfile, a_failed_commit_removes_the_temporary)
     fputs("new\n", out);
     remove(path);
     cr_assert_eq(mkdir(path, 0700), 0);
-    cr_expect_eq(outfile_commit(out), -1);
+    cr_expect_eq(outfile_commit(&out, 1), -1);
     cr_expect_eq(errno, EISDIR);
     cr_expect_eq(temporaries(), 0);
     rmdir(path);
     rmdir(dir);
+}
+
+/* Two outputs committed together, the second of which cannot be flushed (its descriptor closed
+ * under it): neither file is replaced, and neither temporary is left. */
+Test(outfile, a_set_whose_second_output_fails_leaves_both_files)
+{
+    setup_old_file("old\n");
+    snprintf(path2, sizeof path2, "%s/out2.csv", dir);
+    FILE *out[2] = {outfile_open(path), outfile_open(path2)};
+    cr_assert(out[0] && out[1], "%s", strerror(errno));
+    fputs("new\n", out[0]);
+    fputs("new\n", out[1]);
+    close(fileno(out[1]));
+    cr_expect_eq(outfile_commit(out, 2), -1);
+    cr_expect_eq(errno, EBADF);
+    expect_contents("old\n");
+    cr_expect_eq(access(path2, F_OK), -1, "out2.csv was made");
+    cr_expect_eq(temporaries(), 0);
+    remove_dir();
+}
+
+/* Two outputs committed together, passed in another order than they were opened: both replaced. */
+Test(outfile, a_set_is_committed_whole)
+{
+    setup_old_file("old\n");
+    snprintf(path2, sizeof path2, "%s/out2.csv", dir);
+    FILE *out[2] = {outfile_open_or_exit(path2, "CSV file"), outfile_open_or_exit(path, "CSV file")};
+    fputs("new\n", out[0]);
+    fputs("new\n", out[1]);
+    outfile_commit_or_exit(out, 2, "CSV file");
+    expect_contents("new\n");
+    struct stat st;
+    cr_expect(stat(path2, &st) == 0 && st.st_size == 4, "out2.csv was not written");
+    remove(path2);
+    cr_expect_eq(temporaries(), 0);
+    remove_dir();
 }
 
 /* A child opens the output, writes part of it and then ends as `how` says; the parent finds the old
@@ -151,6 +253,11 @@ static void by_exit(void) { exit(3); }
 static void by_die(void) { die(1, "a failure the test asked for"); }
 static void by_sigterm(void) { raise(SIGTERM); }
 static void by_sigint(void) { raise(SIGINT); }
+static void by_opening_too_many(void)
+{
+    for (int i = 0; i < OUTFILE_MAX; i++)
+        outfile_open(path);
+}
 
 Test(outfile, exit_without_commit_removes_the_temporary)
 {
@@ -161,6 +268,13 @@ Test(outfile, exit_without_commit_removes_the_temporary)
 Test(outfile, die_removes_the_temporary, .init = cr_redirect_stderr)
 {
     const int status = end_child(by_die);
+    cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 1, "status %#x", status);
+}
+
+/* One output more than the table holds is a bug: one line, exit 1. */
+Test(outfile, an_output_past_the_table_ends_the_program_with_exit_1, .init = cr_redirect_stderr)
+{
+    const int status = end_child(by_opening_too_many);
     cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 1, "status %#x", status);
 }
 
@@ -184,7 +298,7 @@ Test(outfile, commit_or_exit_puts_the_file_in_place)
     setup_old_file("old\n");
     FILE *out = outfile_open_or_exit(path, "CSV file");
     fputs("new\n", out);
-    outfile_commit_or_exit(out, "CSV file");
+    outfile_commit_or_exit(&out, 1, "CSV file");
     expect_contents("new\n");
     cr_expect_eq(temporaries(), 0);
     remove_dir();
