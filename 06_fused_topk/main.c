@@ -180,13 +180,13 @@ static int custom_run(const stage_context *st, topk_case *c, int k, const npy_lo
         memcpy(shape, file->shape, sizeof shape);
         shape[ndim - 1] = (size_t)k;
     }
-    const char *prefix = st->opts.output_prefix;
+    const quoted prefix = quote_arg(st->opts.output_prefix);
     if (failed || !check.pass) {
         outfile_abandon(out->indices);
         outfile_abandon(out->probs);
-        printf("\n%s_indices.npy and %s_probs.npy are left as they were: %s%s%s%s failed verification against the "
-               "fp64 reference.\n", prefix, prefix, failed ? "the rows above" : "",
-               failed && !check.pass ? " and " : "", check.pass ? "" : writer->name, check.pass ? "" : "'s answer");
+        const char *what = check.pass ? "the rows above" : failed ? "the rows above and the answer" : "the answer";
+        printf("\n%s_indices.npy and %s_probs.npy are left as they were: %s failed verification against the fp64 "
+               "reference.\n", prefix.text, prefix.text, what);
         *failed_answer = check.pass ? NULL : writer->name;
         return failed;
     }
@@ -196,8 +196,8 @@ static int custom_run(const stage_context *st, topk_case *c, int k, const npy_lo
         die(1, "--output: %s", err);
     FILE *const files[] = {out->indices, out->probs};
     outfile_commit_or_exit(files, 2, "--output file");
-    printf("\nWrote %s_indices.npy and %s_probs.npy (%s's answer, PASS against the fp64 reference).\n", prefix,
-           prefix, writer->name);
+    printf("\nWrote %s_indices.npy and %s_probs.npy (%s's answer, PASS against the fp64 reference).\n", prefix.text,
+           prefix.text, writer->name);
     return failed;
 }
 

@@ -274,7 +274,7 @@ FILE *outfile_open_or_exit(const char *path, const char *what)
     FILE *out = outfile_open(path);
     if (!out) {
         const int e = errno;
-        die(errno_is_machines_fault(e) ? 1 : EXIT_USAGE, "cannot write %s '%s': %s", what, path,
+        die(errno_is_machines_fault(e) ? 1 : EXIT_USAGE, "cannot write %s '%s': %s", what, quote_arg(path).text,
             e == EINVAL ? "not a regular file" : strerror(e));
     }
     return out;
@@ -285,5 +285,5 @@ void outfile_commit_or_exit(FILE *const *outs, int n, const char *what)
     entry *failed;
     const int e = commit(outs, n, &failed);
     if (e)
-        die(1, "writing %s '%s' failed: %s", what, failed->path, strerror(e));
+        die(1, "writing %s '%s' failed: %s", what, quote_arg(failed->path).text, strerror(e));
 }
