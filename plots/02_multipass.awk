@@ -24,7 +24,7 @@ END {
     first_n = val[tm[1], "cols"]; last_n = val[tm[length(tm)], "cols"]
     small = row_of("timing", "multipass", first_n); big = row_of("timing", "multipass", last_n)
     nbig = row_of("timing", "naive", last_n)
-    printf "- At n = %s multipass takes %s ms against naive's %s ms: %s. The byte counts alone (16 against 12 per element) predict +33 %%. It makes %s launches at n = %s and %s at %s, one per reduction level.\n", \
+    printf "- At n = %s multipass takes %s ms against naive's %s ms: %s. The byte counts alone (16 against 12 per element) predict +33 %%. It makes %s launches at n = %s and %s at %s: two per reduction level (one for the max, one for the sum) plus the normalize.\n", \
         count(last_n), num(val[big, "median_ms"], "%.3f"), num(val[nbig, "median_ms"], "%.3f"), relative(big, "overhead"), \
         val[small, "launches"], count(first_n), val[big, "launches"], count(last_n)
     printf "- multipass reaches %s %% of the copy ceiling at n = %s; counting the 16 bytes per element it moves, %.1f %%. It is not the bytes that cost: see the stage's README.\n", \

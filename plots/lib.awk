@@ -20,12 +20,24 @@ ncols == 0 { for (i = 1; i <= NF; i++) col[i] = $i; ncols = NF; next }
 # Starts the block that replaces <!-- BEGIN name --> ... <!-- END name --> in EXPERIMENTS.md.
 function block(name) { print "@@ " name }
 
-# Where the numbers came from: GPU, CUDA, date, ceiling, command.
-function setup_block(name, csv) {
+# Where the numbers came from: GPU, CUDA, date, ceiling, command. A --csv path that was absolute
+# on the machine that ran it (e.g. /root/out/NN.csv) is shown as the file it became here, csv:
+# that machine's folders mean nothing to a reader.
+function setup_block(name, csv,    command, n, w, i) {
     block(name)
     print "Measured on **" meta["gpu"] "**, CUDA " meta["cuda"] ", " meta["date"] "; ceiling in the same run: " meta["ceiling"] "."
-    print "Command: `" meta["command"] "` (data: [" csv "](" csv "))."
+    n = split(meta["command"], w, " ")
+    command = w[1]
+    for (i = 2; i <= n; i++) {
+        if (w[i - 1] == "--csv" && substr(w[i], 1, 1) == "/") w[i] = csv
+        command = command " " w[i]
+    }
+    print "Command: `" command "` (data: [" csv "](" csv "))."
 }
+
+# The launches cell: a library call (cuDNN) records 0, since the program cannot count the kernels
+# the library launches; the table says "library" instead of a count that looks like none.
+function launches_cell(r) { return val[r, "launches"] == 0 ? "library" : val[r, "launches"] }
 
 # 1000 -> 1K, 100000000 -> 100M (as the programs print sizes).
 function count(n,    k, s) {
@@ -73,7 +85,7 @@ function timing_table(experiment, rel,    m, t, i, r) {
         r = t[i]
         printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |%s\n", count(val[r, "cols"]), val[r, "variant"],
                num(val[r, "median_ms"], "%.4f"), num(val[r, "min_ms"], "%.4f"), num(val[r, "max_ms"], "%.4f"),
-               num(val[r, "gbps"], "%.0f"), num(val[r, "pct_ceiling"], "%.1f"), val[r, "bytes_per_elem"], val[r, "launches"],
+               num(val[r, "gbps"], "%.0f"), num(val[r, "pct_ceiling"], "%.1f"), val[r, "bytes_per_elem"], launches_cell(r),
                num(val[r, "max_rel_err"], "%.1e"), val[r, "result"], rel == "" ? "" : " " relative(r, rel) " |"
     }
 }
