@@ -75,7 +75,6 @@ void bench_time(const bench_settings *s, gpu_work_fn work, void *ctx, double byt
     }
 }
 
-static const char *verdict(bool pass) { return pass ? "PASS" : "FAIL"; }
 
 static void accuracy_header(void)
 {

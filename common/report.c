@@ -31,6 +31,8 @@ void format_shape(size_t rows, size_t cols, char *buf, size_t len)
 
 double unsigned_nan(double v) { return isnan(v) ? NAN : v; }
 
+const char *verdict(bool pass) { return pass ? "PASS" : "FAIL"; }
+
 void report_device(const gpu_info *gpu, const char *ceiling_name, double ceiling_gbps)
 {
     printf("GPU: %s (sm_%d%d, %d SMs, %.0f MB L2, DRAM %.0f GB/s theoretical), "

@@ -55,6 +55,9 @@ void report_device(const gpu_info *gpu, const char *ceiling_name, double ceiling
 /* NaN as "nan" whatever its sign bit (x86 makes inf/inf a negative NaN), for printing. */
 double unsigned_nan(double v);
 
+/* A check's result as the tables and CSVs write it: "PASS" or "FAIL". */
+const char *verdict(bool pass);
+
 /* A timing table's headings: the shape, the kind's own headings `before` the timing, median, min
  * and max ms, GB/s, % of the ceiling, its own headings `after`, and the comparison with the
  * baseline (none for RELATIVE_NONE). `before` and `after` are formatted by the kind, each of their

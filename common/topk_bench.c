@@ -139,7 +139,7 @@ void topk_timing_row(const topk_row *row, relative_mode relative)
     format_shape(row->c->rows, row->c->cols, shape, sizeof shape);
     snprintf(before, sizeof before, " %-7s %5d  %-11s", dtype_name(row->c->dtype), row->k, row->measured.variant);
     snprintf(after, sizeof after, " %9.1f %8d %7zu %11.2e %6s", row->bytes_per_row / 1e3, row->launches,
-             row->check.index_errors, unsigned_nan(row->check.max_rel_err), row->check.pass ? "PASS" : "FAIL");
+             row->check.index_errors, unsigned_nan(row->check.max_rel_err), verdict(row->check.pass));
     report_timing_row(&topk_layout, relative, shape, before, &row->measured, after);
 }
 
@@ -156,7 +156,7 @@ void topk_csv_row(FILE *csv, const topk_row *row)
                  c->input.hi, (unsigned long long)c->seed);
     snprintf(after, sizeof after, "%.0f,%d,%zu,%.3e,%.3e,%zu,%s,", row->bytes_per_row, row->launches,
              row->check.index_errors, unsigned_nan(row->check.max_abs_err), unsigned_nan(row->check.max_rel_err),
-             row->check.nonfinite, row->check.pass ? "PASS" : "FAIL");
+             row->check.nonfinite, verdict(row->check.pass));
     report_csv_row(csv, before, &row->measured, after);
 }
 
