@@ -75,7 +75,6 @@ void bench_time(const bench_settings *s, gpu_work_fn work, void *ctx, double byt
     }
 }
 
-
 static void accuracy_header(void)
 {
     printf("%12s  %-22s %-13s %12s %11s %10s %6s\n", "n", "input", "variant", "sum(out)", "non-finite",
