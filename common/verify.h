@@ -7,7 +7,14 @@
  *  - VERIFY_ATOL = 1e-30: stable kernels compute exp(x - max), which below ~1e-38 enters float32's
  *    subnormal range and may flush to zero; no use of a probability tells such values apart.
  * NaN and Inf never pass. Outputs are poisoned (all bits set: NaN) before each run, so an element
- * that the kernel never wrote fails too. */
+ * that the kernel never wrote fails too.
+ *
+ * Not even where the reference is NaN, in a row that has no softmax (a NaN or +inf logit, or only
+ * -inf: reference.h): its right output, all NaN, cannot be told from an unwritten one, so a pass
+ * there would prove nothing. Such rows never come up in a stage's run (its inputs are finite, and
+ * stage 06 refuses NaN and +inf logits), so every check there keeps "NaN never passes" whole.
+ * tests/test_nan.c checks the rule on them instead: it poisons the output with a number that is no
+ * probability, then wants every element of such a row NaN, and the other rows to pass here. */
 #ifndef COMMON_VERIFY_H
 #define COMMON_VERIFY_H
 
