@@ -64,11 +64,15 @@ static __device__ void merge_stats(const float *stat_max, const float *stat_sum,
         m = fmaxf(m, __ldcg(&stat_max[i]));
     const float global_max = block_reduce_max(m, shared);
 
+    // A sum of 0 comes from a block of nothing but -inf: it holds no probability, and its max would
+    // give -inf - -inf. Every other block's sum is at least 1 (the exp(0) of its max), or NaN when
+    // a NaN or +inf is among its elements, even amid -inf only; that NaN must reach S, to make the
+    // whole softmax NaN (common/reference.h).
     float s = 0.0f;
     for (size_t i = first; i < count; i += stride) {
-        const float mi = __ldcg(&stat_max[i]);
-        if (mi != -INFINITY) // a block of -inf only holds no probability (and avoids -inf - -inf)
-            s += __ldcg(&stat_sum[i]) * expf(mi - global_max);
+        const float si = __ldcg(&stat_sum[i]);
+        if (si != 0.0f)
+            s += si * expf(__ldcg(&stat_max[i]) - global_max);
     }
     *merged_max = global_max;
     *merged_sum = block_reduce_sum(s, shared);

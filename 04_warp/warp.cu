@@ -59,9 +59,9 @@ static __device__ void merge_stats(const float *stat_max, const float *stat_sum,
     const float global_max = block_max_by_warps(m, warp_results);
     float s = 0.0f;
     for (size_t i = first; i < count; i += stride) {
-        const float mi = __ldcg(&stat_max[i]);
-        if (mi != -INFINITY)
-            s += __ldcg(&stat_sum[i]) * expf(mi - global_max);
+        const float si = __ldcg(&stat_sum[i]);
+        if (si != 0.0f) // as in stage 03: skips blocks of -inf only, keeps a NaN sum
+            s += si * expf(__ldcg(&stat_max[i]) - global_max);
     }
     *merged_max = global_max;
     *merged_sum = block_sum_by_warps(s, warp_results);
