@@ -1,5 +1,8 @@
 // The online softmax statistic (stage 05): for the elements folded in so far, m is their max and
 // d = sum exp(x - m). Stage 05's kernels fold and combine it; stage 06 keeps it beside the top K.
+// A NaN or +inf element makes d NaN, and NaN stays in d through every later fold and combine (NaN
+// times anything, 0 included, is NaN): such a row has no softmax, and all its outputs come out NaN
+// (common/reference.h).
 #ifndef ONLINE_STAT_CUH
 #define ONLINE_STAT_CUH
 
@@ -20,22 +23,24 @@ __device__ __forceinline__ online_stat make_stat(float m, float d)
 
 #define ONLINE_IDENTITY make_stat(-INFINITY, 0.0f)
 
+// What the terms are rescaled against: the new max m, or 0 while m is -inf (nothing but -inf, and
+// perhaps NaN, folded in so far), where x - m would be -inf - -inf = NaN for every -inf. Against 0
+// each -inf weighs exp(-inf) = 0 and the sum stays 0, while a NaN element (fmaxf passed over it, so
+// m can still be -inf) gives exp(NaN) = NaN: the NaN is kept, not dropped.
+__device__ __forceinline__ float rescale_origin(float m) { return m == -INFINITY ? 0.0f : m; }
+
 __device__ __forceinline__ online_stat online_stat_combine(online_stat a, online_stat b)
 {
-    const float m = fmaxf(a.m, b.m);
-    if (m == -INFINITY) // both empty (or all -inf so far): nothing to rescale, and -inf - -inf is NaN
-        return a;
-    return make_stat(m, a.d * __expf(a.m - m) + b.d * __expf(b.m - m));
+    const float m = fmaxf(a.m, b.m), o = rescale_origin(m);
+    return make_stat(m, a.d * __expf(a.m - o) + b.d * __expf(b.m - o));
 }
 
 // Folds four elements in: one rescale of the running sum per four, not per element.
 __device__ __forceinline__ online_stat online_stat_add4(online_stat s, float4 v)
 {
-    const float m = fmaxf(fmaxf(s.m, fmaxf(v.x, v.y)), fmaxf(v.z, v.w));
-    if (m == -INFINITY)
-        return s;
-    return make_stat(m, s.d * __expf(s.m - m) + __expf(v.x - m) + __expf(v.y - m) + __expf(v.z - m) +
-                            __expf(v.w - m));
+    const float m = fmaxf(fmaxf(s.m, fmaxf(v.x, v.y)), fmaxf(v.z, v.w)), o = rescale_origin(m);
+    return make_stat(m, s.d * __expf(s.m - o) + __expf(v.x - o) + __expf(v.y - o) + __expf(v.z - o) +
+                            __expf(v.w - o));
 }
 
 __device__ __forceinline__ online_stat online_stat_add(online_stat s, float v)
