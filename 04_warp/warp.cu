@@ -217,6 +217,14 @@ static bool thread_row_fits(size_t rows, size_t cols)
     return cols <= THREAD_ROW_MAX_COLS;
 }
 
+// Each of block_per_row's threads adds up every THREADS-th term of its row, one after another: the
+// same bound holds for each thread's share.
+static bool block_row_fits(size_t rows, size_t cols)
+{
+    (void)rows;
+    return cols <= (size_t)THREADS * THREAD_ROW_MAX_COLS;
+}
+
 static int thread_per_row_softmax(const float *x, float *y, size_t rows, size_t cols, void *workspace)
 {
     (void)workspace;
@@ -259,8 +267,10 @@ extern "C" const softmax_variant fused_warp_variant = {"fused_warp", 12.0, fused
 // Bytes per element as the kernels request them from global memory: thread and block per row read
 // the row three times (the second and third reads usually come from L1 or L2, not DRAM).
 extern "C" const softmax_variant thread_per_row_variant = {"thread_per_row", 16.0, NULL,
-                                                           thread_per_row_softmax, thread_row_fits};
+                                                           thread_per_row_softmax, thread_row_fits,
+                                                           "rows of at most 16384 columns"};
 extern "C" const softmax_variant warp_per_row_variant = {"warp_per_row", 8.0, NULL, warp_per_row_softmax,
-                                                         warp_row_fits};
+                                                         warp_row_fits, "rows of at most 1024 columns"};
 extern "C" const softmax_variant block_per_row_variant = {"block_per_row", 16.0, NULL,
-                                                          block_per_row_softmax, NULL};
+                                                          block_per_row_softmax, block_row_fits,
+                                                          "rows of at most 4194304 columns"};

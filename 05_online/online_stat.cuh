@@ -23,24 +23,26 @@ __device__ __forceinline__ online_stat make_stat(float m, float d)
 
 #define ONLINE_IDENTITY make_stat(-INFINITY, 0.0f)
 
-// What the terms are rescaled against: the new max m, or 0 while m is -inf (nothing but -inf, and
-// perhaps NaN, folded in so far), where x - m would be -inf - -inf = NaN for every -inf. Against 0
-// each -inf weighs exp(-inf) = 0 and the sum stays 0, while a NaN element (fmaxf passed over it, so
-// m can still be -inf) gives exp(NaN) = NaN: the NaN is kept, not dropped.
-__device__ __forceinline__ float rescale_origin(float m) { return m == -INFINITY ? 0.0f : m; }
-
+// While the max is -inf, everything folded in so far is -inf, or NaN (fmaxf passes over a NaN), and
+// rescaling by exp(x - m) would give -inf - -inf = NaN for every -inf: the sums are added as they
+// are instead. They are 0, or NaN where a NaN was folded in, and so the NaN is kept, not dropped.
 __device__ __forceinline__ online_stat online_stat_combine(online_stat a, online_stat b)
 {
-    const float m = fmaxf(a.m, b.m), o = rescale_origin(m);
-    return make_stat(m, a.d * __expf(a.m - o) + b.d * __expf(b.m - o));
+    const float m = fmaxf(a.m, b.m);
+    if (m == -INFINITY)
+        return make_stat(m, a.d + b.d);
+    return make_stat(m, a.d * __expf(a.m - m) + b.d * __expf(b.m - m));
 }
 
-// Folds four elements in: one rescale of the running sum per four, not per element.
+// Folds four elements in: one rescale of the running sum per four, not per element. While the max
+// is -inf, exp(x) itself is each element's term: 0 for a -inf, NaN for a NaN.
 __device__ __forceinline__ online_stat online_stat_add4(online_stat s, float4 v)
 {
-    const float m = fmaxf(fmaxf(s.m, fmaxf(v.x, v.y)), fmaxf(v.z, v.w)), o = rescale_origin(m);
-    return make_stat(m, s.d * __expf(s.m - o) + __expf(v.x - o) + __expf(v.y - o) + __expf(v.z - o) +
-                            __expf(v.w - o));
+    const float m = fmaxf(fmaxf(s.m, fmaxf(v.x, v.y)), fmaxf(v.z, v.w));
+    if (m == -INFINITY)
+        return make_stat(m, s.d + __expf(v.x) + __expf(v.y) + __expf(v.z) + __expf(v.w));
+    return make_stat(m, s.d * __expf(s.m - m) + __expf(v.x - m) + __expf(v.y - m) + __expf(v.z - m) +
+                            __expf(v.w - m));
 }
 
 __device__ __forceinline__ online_stat online_stat_add(online_stat s, float v)

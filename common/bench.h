@@ -37,8 +37,10 @@ typedef struct {
     /* Enqueues the softmax on the default stream, checking every launch; returns the number of
      * kernel launches it made. */
     int (*run)(const float *x, float *y, size_t rows, size_t cols, void *workspace);
-    /* The shapes it handles (NULL: all). */
+    /* The shapes it handles (NULL: all), and (`handles`) which, in words, for the error when
+     * --variant asks it for another (NULL: all, or single_row_only, which the stage checks). */
     bool (*supports)(size_t rows, size_t cols);
+    const char *handles;
     /* A library measured for comparison (cuDNN): its rows are verified and shown like any other,
      * but a FAIL of the library's is not a failure of the run. */
     bool library;

@@ -46,5 +46,6 @@ static int cudnn_softmax(const float *x, float *y, size_t rows, size_t cols, voi
 static bool cudnn_fits(size_t rows, size_t cols) { return rows <= INT32_MAX && cols <= INT32_MAX; }
 
 /* cuDNN reads x and writes y; how often it reads x is not ours to know, so bytes/elem says 8. */
-const softmax_variant cudnn_variant = {"cudnn", 8.0, NULL, cudnn_softmax, cudnn_fits, true};
+const softmax_variant cudnn_variant = {"cudnn", 8.0, NULL, cudnn_softmax, cudnn_fits,
+                                       "at most 2147483647 rows and 2147483647 columns", true};
 #endif

@@ -8,16 +8,37 @@
 #include "outfile.h"
 #include "topk_bench.h"
 
+/* Whether the variant that --variant names can run the shapes that --rows/--cols or --n ask for: one
+ * that cannot would be left out of every table, and the run would time nothing. A 1-D variant
+ * (single_row_only) computes one softmax over --n, the others a softmax per row. */
+static void check_variant_shapes(const stage_context *st, const softmax_variant *v)
+{
+    const cli_options *o = &st->opts;
+    const bool one_d = v->supports == single_row_only;
+    if (o->rows && one_d)
+        die(EXIT_USAGE, "--variant %s computes one softmax over the whole array: give --n, not --rows/--cols", v->name);
+    if (o->rows && v->supports && !v->supports(o->rows, o->cols))
+        die(EXIT_USAGE, "--variant %s handles %s, not %zu x %zu", v->name, v->handles, o->rows, o->cols);
+    if (o->n_sizes && !one_d && !v->library)
+        die(EXIT_USAGE, "--variant %s computes a softmax per row: give --rows and --cols, not --n", v->name);
+    for (int i = 0; i < o->n_sizes; i++)
+        if (v->supports && !v->supports(1, o->sizes[i]))
+            die(EXIT_USAGE, "--variant %s handles %s, not n = %zu", v->name, v->handles, o->sizes[i]);
+}
+
 void stage_start(stage_context *st, int argc, char **argv, const char *about,
                  const softmax_variant *const *variants, int n_variants, stage_kind kind,
                  relative_mode relative)
 {
     if (n_variants > STAGE_MAX_VARIANTS)
         die(1, "a stage may have at most %d variants", STAGE_MAX_VARIANTS);
-    const char *names[STAGE_MAX_VARIANTS];
+    const char *names[STAGE_MAX_VARIANTS] = {0};
     for (int v = 0; v < n_variants; v++)
         names[v] = variants[v]->name;
     stage_parse(st, argc, argv, about, names, n_variants, kind);
+    for (int v = 0; v < n_variants; v++)
+        if (st->opts.variant && strcmp(st->opts.variant, variants[v]->name) == 0)
+            check_variant_shapes(st, variants[v]);
     stage_open(st, argc, argv, relative);
 }
 
