@@ -23,14 +23,15 @@ __device__ __forceinline__ online_stat make_stat(float m, float d)
 
 #define ONLINE_IDENTITY make_stat(-INFINITY, 0.0f)
 
-// While the max is -inf, everything folded in so far is -inf, or NaN (fmaxf passes over a NaN), and
-// rescaling by exp(x - m) would give -inf - -inf = NaN for every -inf: the sums are added as they
-// are instead. They are 0, or NaN where a NaN was folded in, and so the NaN is kept, not dropped.
+// While the max is -inf, each side holds nothing but -inf (d = 0) or a NaN, in d or in m itself (a
+// lone NaN element is make_stat(NaN, 1), and fmaxf passes over it). Rescaling against m would give
+// -inf - -inf = NaN for every -inf, so that case rescales against 0: a side of -inf weighs
+// exp(-inf) = 0, and a NaN stays NaN.
 __device__ __forceinline__ online_stat online_stat_combine(online_stat a, online_stat b)
 {
     const float m = fmaxf(a.m, b.m);
     if (m == -INFINITY)
-        return make_stat(m, a.d + b.d);
+        return make_stat(m, a.d * __expf(a.m) + b.d * __expf(b.m));
     return make_stat(m, a.d * __expf(a.m - m) + b.d * __expf(b.m - m));
 }
 
