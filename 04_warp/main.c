@@ -9,8 +9,7 @@
 static const char about[] =
     "04_warp: reductions with warp shuffles, and a softmax per row.\n"
     "Variants: fused (stage 03, shared-memory tree), fused_warp (the same with shuffles), and for\n"
-    "rows thread_per_row (rows of up to 16384), warp_per_row (up to 1024), block_per_row (up to\n"
-    "4194304).\n"
+    "rows thread_per_row, warp_per_row (rows of up to 1024), block_per_row.\n"
     "With no --n, --sizes or --rows: the 1-D comparison at 1M, 10M, 100M (speedup over fused),\n"
     "then the rows mappings at cols = 32 ... 16384 with rows x cols = 2^25 (speedup over\n"
     "thread_per_row). --n/--sizes run only the first, --rows R --cols C only the second.\n"

@@ -72,3 +72,27 @@ Test(stage04, masked_rows)
         case_destroy(&c);
     }
 }
+
+/* Long rows of four tied levels in [0, 10]: thread_per_row adds its 13777 terms in one thread, and
+ * block_per_row its 4194304 in threads of 16384 each. Their terms repeat, so a plain float32
+ * running sum rounds the same way again and again and ends some 1.2e-4 off (the random sweep found
+ * such rows: 1 x 13777 and 1 x 4059499); the compensated sum (kahan_add in warp.cu) must hold. */
+Test(stage04, long_rows_of_tied_logits)
+{
+    gpu_info gpu;
+    open_gpu_or_skip(&gpu);
+    static const struct {
+        const softmax_variant *variant;
+        size_t cols;
+    } cases[] = {{&thread_per_row_variant, 13777}, {&block_per_row_variant, (size_t)1 << 22}};
+    for (int i = 0; i < 2; i++) {
+        const size_t cols = cases[i].cols;
+        softmax_case c = case_create((softmax_shape){1, cols}, (input_spec){DIST_UNIFORM, 0.0, 10.0}, 77);
+        for (size_t k = 0; k < cols; k++)
+            c.x_host[k] = (float)(round(c.x_host[k] * 0.3) * (10.0 / 3.0));
+        case_refresh(&c);
+        const verify_result res = check_case(cases[i].variant, &c, NULL);
+        EXPECT_PASS(res, "%s on 1 x %zu, four levels", cases[i].variant->name, cols);
+        case_destroy(&c);
+    }
+}

@@ -1,8 +1,9 @@
 /* One batch past 2^31 logits: 32768 rows of 65537 (2^31 + 2^15), for the row softmaxes (stage 05's
- * online_rows; stage 04's block_per_row) and the top-K kernels that take it
+ * online_rows; stage 04's block_per_row and thread_per_row) and the top-K kernels that take it
  * (stage 06's fast_row, fast, fast_split on compute capability 9.0 and later, and fused for K <= 32;
- * unfused refuses it: CUB counts its items in an int). A kernel that kept an index into the whole batch in 32 bits would wrap here,
- * and read or write the wrong logits: the check of every output, or a crash, shows it.
+ * unfused refuses it: CUB counts its items in an int). A kernel that kept an index into the whole
+ * batch in 32 bits would wrap here, and read or write the wrong logits: the check of every output,
+ * or a crash, shows it.
  *
  * It needs some 17 GB of GPU memory and 35 GB of host memory (x, y and the fp64 reference of the
  * softmax), and skips with one line where there is less. The two tests take 30 to 40 s on an H100
@@ -131,10 +132,10 @@ Test(sweep, past_2_31_logits_row_softmax)
     CUDA_CHECK(cudaMalloc((void **)&c.y, n * sizeof(float)));
     CUDA_CHECK(cudaMemcpy(c.x, c.x_host, n * sizeof(float), cudaMemcpyHostToDevice));
 
-    /* thread_per_row takes rows of at most 16384 columns (04_warp/warp.cu): it has no part here. */
-    const softmax_variant *const variants[] = {&online_rows_variant, &block_per_row_variant};
+    const softmax_variant *const variants[] = {&online_rows_variant, &block_per_row_variant,
+                                               &thread_per_row_variant};
     big_check k = {.c = &c};
-    for (int v = 0; v < 2; v++) {
+    for (int v = 0; v < 3; v++) {
         cr_assert(!variants[v]->supports || variants[v]->supports(c.rows, c.cols), "%s", variants[v]->name);
         void *workspace = workspace_alloc(variants[v], &c);
         gpu_poison(c.y, n * sizeof(float));
