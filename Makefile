@@ -22,7 +22,8 @@ help:
 	@echo "  make test              build and run the Criterion tests (GPU tests skip with no GPU)"
 	@echo "  make stress            the random sweep of every stage, STRESS_CASES cases a stage from a fresh seed"
 	@echo "                         (printed; SWEEP_SEED=S make stress runs that seed again; needs a GPU)"
-	@echo "  make sanitize          every stage under compute-sanitizer memcheck, racecheck, synccheck (needs a GPU)"
+	@echo "  make sanitize          every stage under compute-sanitizer memcheck, racecheck, synccheck (needs a GPU;"
+	@echo "                         STAGE=N: stage N alone)"
 	@echo "  make fuzz              the .npy reader and the command line under libFuzzer, FUZZ_SECONDS each (needs clang)"
 	@echo "  make plots             regenerate charts and the tables in EXPERIMENTS.md from plots/data/*.csv"
 	@echo "  make deps              install Criterion and gnuplot (apt-get; sudo when not root)"
@@ -63,7 +64,7 @@ stress: test-build
 
 # compute-sanitizer on every stage at small shapes, and on the tests of stage 06's rare rows.
 sanitize: test-build
-	tests/sanitize.sh
+	STAGE=$(STAGE) tests/sanitize.sh
 
 # The fuzz targets of tests/fuzz/, each from its corpus. libFuzzer comes with clang (Debian: the
 # clang package); it is there when FUZZ_CC links an empty target with -fsanitize=fuzzer.

@@ -53,12 +53,17 @@ sanitize() {
     done
 }
 
+# STAGE=N (make sanitize STAGE=N): stage N's runs alone.
+only=${STAGE:+0$STAGE}
 for run in "${runs[@]}"; do
     stage=$(echo "${run%%|*}" | tr -d ' ')
+    [ -z "$only" ] || [ "${stage%%_*}" = "$only" ] || continue
     read -r -a flags <<<"${run#*|}"
     sanitize "$(printf '%-15s %s' "$stage" "${flags[*]}")" "$stage/run" "${flags[@]}" --iters 1 --warmup 0
 done
-for test in stage06/rows_full_of_ties stage06_fast/rows_that_fool_the_guess; do
-    sanitize "$(printf '%-15s %s' tests "$test")" tests/build/run_tests --filter "$test"
-done
-echo "sanitize: every stage clean under memcheck, racecheck and synccheck"
+if [ -z "$only" ] || [ "$only" = 06 ]; then
+    for test in stage06/rows_full_of_ties stage06_fast/rows_that_fool_the_guess; do
+        sanitize "$(printf '%-15s %s' tests "$test")" tests/build/run_tests --filter "$test"
+    done
+fi
+echo "sanitize: ${only:+stage $only: }every run clean under memcheck, racecheck and synccheck"
