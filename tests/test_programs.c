@@ -61,9 +61,10 @@ Test(programs, bad_input_is_one_line_and_exit_2)
             expect_usage_error(stages[i], cases[k].args, cases[k].message);
 }
 
-/* Shapes past the bounds of cli.h, refused before anything is allocated and before the GPU is
+/* Shapes past the bounds of cli.h, and shapes the --variant asked for cannot run (it would be left
+ * out, and the run would time nothing), refused before anything is allocated and before the GPU is
  * opened: with no GPU the message is this one too, not "no CUDA device". */
-Test(programs, shapes_past_the_bounds_are_one_line_and_exit_2)
+Test(programs, shapes_that_cannot_run_are_one_line_and_exit_2)
 {
     static const struct {
         const char *stage, *args, *message;
@@ -81,6 +82,12 @@ Test(programs, shapes_past_the_bounds_are_one_line_and_exit_2)
          "most 2^31 - 1 blocks) (see --help)\n"},
         {"06_fused_topk", "--rows 1 --cols 2147483648",
          "run: --cols 2147483648: a row holds at most 2147483647 logits (V), which the kernels index with an int\n"},
+        {"04_warp", "--variant warp_per_row --rows 2 --cols 2000",
+         "run: --variant warp_per_row handles rows of at most 1024 columns, not 2 x 2000\n"},
+        {"04_warp", "--variant fused_warp --rows 4 --cols 8",
+         "run: --variant fused_warp computes one softmax over the whole array: give --n, not --rows/--cols\n"},
+        {"05_online", "--variant online_rows --n 1M",
+         "run: --variant online_rows computes a softmax per row: give --rows and --cols, not --n\n"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         expect_usage_error(cases[i].stage, cases[i].args, cases[i].message);
@@ -120,24 +127,6 @@ Test(programs, no_gpu_is_one_line_and_nonzero_exit)
     }
 }
 
-
-/* A --variant that cannot run the shape asked for, in the softmax stages: one line, exit 2, before
- * the GPU (a variant left out would leave the run timing nothing). */
-Test(programs, softmax_variant_that_cannot_run_the_shape_is_one_line_and_exit_2)
-{
-    static const struct {
-        const char *stage, *args, *message;
-    } cases[] = {
-        {"04_warp", "--variant warp_per_row --rows 2 --cols 2000",
-         "run: --variant warp_per_row handles rows of at most 1024 columns, not 2 x 2000\n"},
-        {"04_warp", "--variant fused_warp --rows 4 --cols 8",
-         "run: --variant fused_warp computes one softmax over the whole array: give --n, not --rows/--cols\n"},
-        {"05_online", "--variant online_rows --n 1M",
-         "run: --variant online_rows computes a softmax per row: give --rows and --cols, not --n\n"},
-    };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-        expect_usage_error(cases[i].stage, cases[i].args, cases[i].message);
-}
 
 /* The limit warp_per_row's `handles` names is the one its `supports` draws: the last length it
  * takes, and the first it does not. */
