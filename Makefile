@@ -10,7 +10,7 @@ DEPS_PACKAGES := libcriterion-dev gnuplot-nox
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
 # (stageN is a pattern rule, so it is not listed as phony: make skips pattern rules for those)
-.PHONY: all help test-build test stress sanitize fuzz plots deps clean $(STAGES)
+.PHONY: all help test-build test stress sanitize profile sass fuzz plots deps clean $(STAGES)
 
 all: $(STAGES)
 
@@ -24,6 +24,9 @@ help:
 	@echo "                         (printed; SWEEP_SEED=S make stress runs that seed again; needs a GPU)"
 	@echo "  make sanitize          every stage under compute-sanitizer memcheck, racecheck, synccheck (needs a GPU;"
 	@echo "                         STAGE=N: stage N alone)"
+	@echo "  make profile STAGE=N   Nsight Compute on stage N's headline case: throughput, memory, occupancy,"
+	@echo "                         launch and warp-stall sections of each of its kernels (needs a GPU and ncu)"
+	@echo "  make sass STAGE=N      the machine code (SASS) the compiler made of stage N's kernels (cuobjdump)"
 	@echo "  make fuzz              the .npy reader and the command line under libFuzzer, FUZZ_SECONDS each (needs clang)"
 	@echo "  make plots             regenerate charts and the tables in EXPERIMENTS.md from plots/data/*.csv"
 	@echo "  make deps              install Criterion and gnuplot (apt-get; sudo when not root)"
@@ -65,6 +68,33 @@ stress: test-build
 # compute-sanitizer on every stage at small shapes, and on the tests of stage 06's rare rows.
 sanitize: test-build
 	STAGE=$(STAGE) tests/sanitize.sh
+
+# make profile STAGE=N: Nsight Compute on stage N's headline case (PROFILE_ARGS_N: the shape and
+# variant its README discusses), every kernel of the variant in the verification run and in one
+# timed run, with the sections the course reads: GPU Speed Of Light (memory and compute throughput),
+# Memory Workload Analysis (the bytes at each level), Occupancy, Launch Statistics (registers,
+# shared memory, grid) and Warp State Statistics (why warps stall). The kernel that measures the
+# read ceiling is left out. make sass STAGE=N: the SASS of the stage's own kernels, as compiled
+# for ARCH, with their names demangled.
+NCU ?= ncu
+CUOBJDUMP ?= cuobjdump
+PROFILE_ARGS_1 := --n 100M
+PROFILE_ARGS_2 := --n 100M --variant multipass
+PROFILE_ARGS_3 := --n 100M --variant fused
+PROFILE_ARGS_4 := --n 100M --variant fused_warp
+PROFILE_ARGS_5 := --rows 8192 --cols 50257 --variant online_rows
+PROFILE_ARGS_6 := --rows 8192 --cols 50257 --k 50 --variant fast
+NCU_SECTIONS := SpeedOfLight MemoryWorkloadAnalysis Occupancy LaunchStats WarpStateStats
+chosen_stage = $(or $(call stage_dir,$(STAGE)),$(error make $@ needs STAGE=N, N one of 1 to 6))
+
+profile:
+	$(MAKE) -C $(chosen_stage)
+	cd $(chosen_stage) && $(NCU) --clock-control none $(NCU_SECTIONS:%=--section %) \
+	    --kernel-name 'regex:^(?!read_sweep)' ./run $(PROFILE_ARGS_$(STAGE)) --iters 1 --warmup 0
+
+sass:
+	$(MAKE) -C $(chosen_stage)
+	$(CUOBJDUMP) -sass $$(find $(chosen_stage)/build/$(chosen_stage) -name '*.o' | sort) | c++filt
 
 # The fuzz targets of tests/fuzz/, each from its corpus. libFuzzer comes with clang (Debian: the
 # clang package); it is there when FUZZ_CC links an empty target with -fsanitize=fuzzer.

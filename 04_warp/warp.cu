@@ -13,7 +13,8 @@
 // the speed, and which mapping wins depends on the row length:
 //   thread_per_row: a thread walks its whole row three times (max, sum, normalize). Plenty of rows
 //               fill the GPU, but neighbouring lanes read addresses `cols` apart: every load of a
-//               warp touches 32 different cache lines. Fine for tiny rows, hopeless for long ones.
+//               warp touches 32 different cache lines. Slow even for tiny rows, hopeless for
+//               long ones.
 //   warp_per_row: a warp owns a row and keeps it in registers, lane l holding columns l, l+32, ...
 //               (K = cols/32 rounded up to a power of two, a compile-time constant so the array
 //               stays in registers): coalesced loads, one read and one write, warp shuffles only.
@@ -129,11 +130,12 @@ static int fused_warp_softmax(const float *x, float *y, size_t rows, size_t n, v
 
 // ---- Rows: three mappings -----------------------------------------------------------------------
 
-// A running sum in float32 with Kahan's compensation. thread_per_row and block_per_row add up
-// thousands of terms one after another in each thread, and a plain running sum drifts: every add
-// rounds, and where the terms repeat they round the same way, so that past some 10^4 terms the
-// sum is off by more than the 1e-4 the check allows. Here c keeps what each add of s rounded
-// away, and the next add puts it back: the error stays near one rounding however many terms.
+// A running sum in float32 with Kahan's compensation. thread_per_row adds a whole row in one thread,
+// block_per_row cols/THREADS terms in each, and along chains that long a plain running sum drifts:
+// every add rounds to the sum's precision, and where the terms repeat (tied logits) they round the
+// same way each time, so the errors add up; past some 10^4 terms the sum can be off by more than
+// the 1e-4 the check allows. Here c keeps what each add of s rounded away, and the next add puts
+// it back: the error stays near one rounding however long the chain.
 typedef struct {
     float s, c;
 } kahan_sum;
@@ -222,7 +224,6 @@ static bool warp_row_fits(size_t rows, size_t cols)
     (void)rows;
     return cols <= WARP_ROW_MAX_COLS;
 }
-
 
 static int thread_per_row_softmax(const float *x, float *y, size_t rows, size_t cols, void *workspace)
 {

@@ -40,7 +40,7 @@ __device__ __forceinline__ float warp_sum(float value) { return warp_reduce(valu
 // Block-wide, in two shuffle rounds: each warp reduces its 32 values; lane 0 of every warp leaves
 // its result in `warp_results` (32 floats of shared memory); then every warp reduces those (at
 // most 32) values itself, so all threads get the result without a second broadcast. Two barriers
-// in all, against log2(blockDim.x) for the shared-memory tree. blockDim.x: a multiple of 32.
+// in all, against log2(blockDim.x) + 2 for the shared-memory tree. blockDim.x: a multiple of 32.
 __device__ __forceinline__ float block_reduce_by_warps(float value, reduce_op op, float *warp_results)
 {
     const unsigned lane = threadIdx.x % WARP_SIZE, warp = threadIdx.x / WARP_SIZE;

@@ -7,15 +7,15 @@
 BUILD := build
 include $(dir $(lastword $(MAKEFILE_LIST)))build.mk
 
-STAGE := $(notdir $(CURDIR))
-OBJS := $(patsubst %,$(BUILD)/$(STAGE)/%.o,$(basename $(STAGE_SRCS))) \
+STAGE_DIR := $(notdir $(CURDIR))
+OBJS := $(patsubst %,$(BUILD)/$(STAGE_DIR)/%.o,$(basename $(STAGE_SRCS))) \
         $(patsubst %,$(BUILD)/%.o,$(basename $(LINKED_SRCS))) $(COMMON_OBJS)
 
 .PHONY: all clean
 all: run
 
 run: $(OBJS)
-	@echo "linking $(STAGE)/run for $(ARCH) ($(ARCH_SOURCE)) $(CUDNN_STATUS)"
+	@echo "linking $(STAGE_DIR)/run for $(ARCH) ($(ARCH_SOURCE)) $(CUDNN_STATUS)"
 	$(NVCC) $(GENCODE) -o $@ $^ $(LDLIBS)
 
 clean:
