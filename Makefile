@@ -94,7 +94,8 @@ profile:
 
 sass:
 	$(MAKE) -C $(chosen_stage)
-	$(CUOBJDUMP) -sass $$(find $(chosen_stage)/build/$(chosen_stage) -name '*.o' | sort) | c++filt
+	cd $(chosen_stage) && for cu in $$(find . -name '*.cu' -not -path './build/*' | sort); do \
+	    cu=$${cu#./}; $(CUOBJDUMP) -sass build/$(chosen_stage)/$${cu%.cu}.o || exit 1; done | c++filt
 
 # The fuzz targets of tests/fuzz/, each from its corpus. libFuzzer comes with clang (Debian: the
 # clang package); it is there when FUZZ_CC links an empty target with -fsanitize=fuzzer.
