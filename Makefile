@@ -28,7 +28,7 @@ help:
 	@echo "                         launch and warp-stall sections of each of its kernels (needs a GPU and ncu)"
 	@echo "  make sass STAGE=N      the machine code (SASS) the compiler made of stage N's kernels (cuobjdump)"
 	@echo "  make fuzz              the .npy reader and the command line under libFuzzer, FUZZ_SECONDS each (needs clang)"
-	@echo "  make plots             regenerate charts and the tables in EXPERIMENTS.md from plots/data/*.csv"
+	@echo "  make plots             regenerate charts and the tables in EXPERIMENTS.md and README.md from plots/data/*.csv"
 	@echo "  make deps              install Criterion and gnuplot (apt-get; sudo when not root)"
 	@echo "  make clean             remove build outputs"
 	@echo "Variables:"

@@ -1,4 +1,4 @@
-# Usage: awk -f plots/splice.awk BLOCKS EXPERIMENTS.md > new.md
+# Usage: awk -f plots/splice.awk BLOCKS PAGE.md > new.md (PAGE: EXPERIMENTS or README)
 # BLOCKS holds "@@ name" lines, each followed by that block's text; blocks of the same name are
 # joined in order. Each <!-- BEGIN name --> ... <!-- END name --> region of the Markdown is
 # replaced by its block. A block without markers, or markers without a block, is an error.
@@ -7,9 +7,10 @@ FNR == NR {
     text[name] = text[name] $0 "\n"
     next
 }
+{ page = FILENAME }
 /^<!-- BEGIN [^ ]+ -->$/ {
     name = $3
-    if (!(name in text)) { print "EXPERIMENTS.md: no data for block " name > "/dev/stderr"; failed = 1 }
+    if (!(name in text)) { print FILENAME ": no data for block " name > "/dev/stderr"; failed = 1 }
     printf "%s\n%s", $0, text[name]
     used[name] = 1
     skipping = 1
@@ -19,6 +20,6 @@ FNR == NR {
 !skipping { print }
 END {
     for (i = 1; i <= nblocks; i++)
-        if (!(order[i] in used)) { print "EXPERIMENTS.md: no markers for block " order[i] > "/dev/stderr"; failed = 1 }
+        if (!(order[i] in used)) { print page ": no markers for block " order[i] > "/dev/stderr"; failed = 1 }
     exit failed
 }

@@ -1,0 +1,93 @@
+# The README's results at a glance, from three CSVs: plots/data/02_multipass.csv (naive),
+# 05_online.csv (multipass to online, and cuDNN, in one run) and 06_fused_topk.csv (PyTorch to fast,
+# in one run). Prints the block that replaces <!-- BEGIN overview --> ... <!-- END overview --> in
+# README.md. Each file is read as lib.awk reads one, under the file's own name.
+
+BEGIN { FS = "," }
+FNR == 1 { file = FILENAME; sub(/.*\//, "", file); sub(/\.csv$/, "", file); ncols[file] = 0 }
+/^# / {
+    line = substr($0, 3)
+    k = index(line, ": ")
+    meta[file, substr(line, 1, k - 1)] = substr(line, k + 2)
+    next
+}
+ncols[file] == 0 { for (i = 1; i <= NF; i++) col[file, i] = $i; ncols[file] = NF; next }
+{
+    n = ++nrows[file]
+    for (i = 1; i <= NF; i++) val[file, n, col[file, i]] = $i
+}
+
+# The row of `file` with this experiment and variant, and every other column named in `also`
+# ("cols=100000000 k=10") equal to the value given; dies when there is none.
+function find(f, experiment, variant, also,    r, m, w, i, kv, ok) {
+    m = split(also, w, " ")
+    for (r = 1; r <= nrows[f]; r++) {
+        if (val[f, r, "experiment"] != experiment || val[f, r, "variant"] != variant) continue
+        ok = 1
+        for (i = 1; i <= m; i++) { split(w[i], kv, "="); if (val[f, r, kv[1]] != kv[2]) ok = 0 }
+        if (ok) return r
+    }
+    printf "overview.awk: no %s row for %s %s %s\n", f, experiment, variant, also > "/dev/stderr"
+    exit 1
+}
+
+function ms(x) { return sprintf(x < 1 ? "%.3f" : "%.2f", x) }
+
+# One step of a road: its name, the stage that teaches it, time, % of the run's ceiling, check,
+# and its speedup over the step before (none for the first, or with prev_ms 0).
+function step(what, stage, f, r, prev_ms) {
+    printf "| %s | %s | %s | %.1f | %s | %s |\n", what, stage, ms(val[f, r, "median_ms"]), val[f, r, "pct_ceiling"], \
+        val[f, r, "result"], prev_ms ? sprintf("%.2f×", prev_ms / val[f, r, "median_ms"]) : ""
+    return val[f, r, "median_ms"]
+}
+
+# The ceiling's own row: the time the row's bytes would take at the ceiling measured in its run.
+function ceiling_row(what, f, r, bytes) {
+    printf "| %s | | %s | 100 | | |\n", what, ms(bytes / (val[f, r, "ceiling_gbps"] * 1e9) * 1e3)
+}
+
+END {
+    n = "cols=100000000"
+    naive = find("02_multipass", "timing", "naive", n)
+    multipass = find("05_online", "timing", "multipass", n)
+    print "@@ overview"
+    print "**One softmax over 10⁸ floats.** Time (median), percent of the device-to-device copy ceiling"
+    print "measured in the same run, the check against the fp64 reference, and the speedup over the step"
+    print "before."
+    print ""
+    print "| step | stage | ms | % of ceiling | check | speedup |"
+    print "|---|---|---:|---:|:---:|---:|"
+    t = step("naive: exp(x) / Σ exp(x), [overflows](01_naive) past x = 88.7", "01", "02_multipass", naive, 0)
+    t = step("multipass: max, then sum, then normalize", "02", "05_online", multipass, t)
+    t = step("fused: block statistics, one merge, normalize", "03", "05_online", find("05_online", "timing", "fused", n), t)
+    t = step("fused_warp: the same with warp shuffles", "04", "05_online", find("05_online", "timing", "fused_warp", n), t)
+    t = step("online: max and sum in one read", "05", "05_online", find("05_online", "timing", "online", n), t)
+    step("cuDNN `cudnnSoftmaxForward` (one row of 10⁸)", "05", "05_online", find("05_online", "timing", "cudnn", n), 0)
+    ceiling_row("copy ceiling: the 8 bytes an element must move", "05_online", multipass, 8e8)
+    print ""
+    printf "On %s: naive from stage 02's run of %s (ceiling %s GB/s), the rest\n", meta["05_online", "gpu"], \
+        substr(meta["02_multipass", "date"], 1, 10), val["02_multipass", naive, "ceiling_gbps"]
+    printf "from stage 05's of %s (%s GB/s). cuDNN's FAIL: its error reaches %.1e on this one long row\n", \
+        substr(meta["05_online", "date"], 1, 10), val["05_online", multipass, "ceiling_gbps"], \
+        val["05_online", find("05_online", "timing", "cudnn", n), "max_rel_err"]
+    print "(Experiment 5). Each stage's README says what changed and why."
+    print ""
+
+    w = "dtype=float32 k=10"
+    torch = find("06_fused_topk", "workload", "torch", w)
+    print "**Top-10 of the softmax of 8192 rows of 50257 logits** (float32), one run, against the ceiling"
+    print "of reading the logits once:"
+    print ""
+    print "| step | stage | ms | % of ceiling | check | speedup |"
+    print "|---|---|---:|---:|:---:|---:|"
+    t = step("PyTorch: `torch.topk(torch.softmax(x), 10)`", "", "06_fused_topk", torch, 0)
+    t = step("unfused: softmax written, then CUB's segmented sort", "06", "06_fused_topk", find("06_fused_topk", "workload", "unfused", w), t)
+    t = step("fused: a warp per row keeps its top K beside the online statistic", "06", "06_fused_topk", find("06_fused_topk", "workload", "fused", w), t)
+    t = step("fast: 16-byte loads; a threshold turns most logits away unsorted", "06", "06_fused_topk", find("06_fused_topk", "workload", "fast", w), t)
+    ceiling_row("read ceiling: the logits read once", "06_fused_topk", torch, 8192 * 50257 * 4)
+    print ""
+    printf "On %s, %s; read ceiling %s GB/s. PyTorch's FAIL: among tied\n", meta["06_fused_topk", "gpu"], \
+        substr(meta["06_fused_topk", "date"], 1, 10), val["06_fused_topk", torch, "ceiling_gbps"]
+    print "probabilities it does not always put the lower index first, as the course's reference does"
+    print "([Experiment 6](EXPERIMENTS.md#experiment-6--top-k-of-a-softmax-without-writing-the-softmax-06_fused_topk))."
+}
