@@ -7,7 +7,6 @@ FNR == NR {
     text[name] = text[name] $0 "\n"
     next
 }
-{ page = FILENAME }
 /^<!-- BEGIN [^ ]+ -->$/ {
     name = $3
     if (!(name in text)) { print FILENAME ": no data for block " name > "/dev/stderr"; failed = 1 }
@@ -20,6 +19,6 @@ FNR == NR {
 !skipping { print }
 END {
     for (i = 1; i <= nblocks; i++)
-        if (!(order[i] in used)) { print page ": no markers for block " order[i] > "/dev/stderr"; failed = 1 }
+        if (!(order[i] in used)) { print FILENAME ": no markers for block " order[i] > "/dev/stderr"; failed = 1 }
     exit failed
 }
