@@ -9,7 +9,9 @@ static const char about[] =
     "01_naive: softmax = exp(x) / sum(exp(x)), with no max subtraction.\n"
     "With no --n or --sizes: Experiment 1 (where float32 overflows, n = 1000), then timing over\n"
     "1K, 10K, 100K, 1M, 10M, 100M on --range/--dist. With --n or --sizes: timing of those sizes.\n"
-    "Every row is verified against an fp64 CPU reference before it is timed. Variants: naive.";
+    "Every row is verified against an fp64 CPU reference before it is timed. Variants: naive.\n"
+    "Exercise: --variant exercise runs exercise.cu, yours to complete (README.md, Exercise);\n"
+    "./run_solution --variant exercise runs the worked solution, solution/exercise.cu.";
 
 static void overflow_experiment(const stage_context *st, const softmax_variant *const *variants, int n_variants)
 {
@@ -35,13 +37,13 @@ static void overflow_experiment(const stage_context *st, const softmax_variant *
 int main(int argc, char **argv)
 {
     static const size_t sizes[] = {1000, 10000, 100000, 1000000, 10000000, 100000000};
-    static const softmax_variant *const variants[] = {&naive_variant};
+    static const softmax_variant *const variants[] = {&naive_variant, &naive_exercise_variant};
     stage_context st;
-    stage_start(&st, argc, argv, about, variants, 1, STAGE_SOFTMAX_1D, RELATIVE_NONE);
+    stage_start(&st, argc, argv, about, variants, 2, STAGE_SOFTMAX_1D, RELATIVE_NONE);
 
     if (stage_default_run(&st))
-        overflow_experiment(&st, variants, 1);
-    const int failed = stage_timing_1d(&st, variants, 1, sizes, 6);
+        overflow_experiment(&st, variants, 2);
+    const int failed = stage_timing_1d(&st, variants, 2, sizes, 6);
     printf("GB/s counts the 8 bytes per element any softmax must move (read x, write y); this kernel\n"
            "moves 12 (it reads x twice), so once x no longer fits in L2 it cannot pass ~2/3 of the ceiling.\n");
     return stage_end(&st, failed);

@@ -14,6 +14,10 @@ extern "C" {
 
 extern const softmax_variant naive_variant;
 
+/* The exercise (EXERCISE_VARIANT): exp(x - B) with a bound B >= max(x) known in advance. ./run links
+ * the scaffold, exercise.cu; ./run_solution and the tests, solution/exercise.cu. */
+extern const softmax_variant naive_exercise_variant;
+
 #ifdef __cplusplus
 }
 #endif

@@ -23,6 +23,10 @@ extern "C" {
 /* The most variants a stage has. */
 #define STAGE_MAX_VARIANTS 8
 
+/* Every stage's exercise is a variant of this name, built from the stage's exercise.cu (the scaffold
+ * the student completes) into ./run and from solution/exercise.cu into ./run_solution. */
+#define EXERCISE_VARIANT "exercise"
+
 typedef struct {
     size_t rows, cols;
 } softmax_shape;

@@ -92,7 +92,9 @@ void stage_open(stage_context *st, int argc, char **argv, relative_mode relative
 
 bool stage_chosen(const stage_context *st, const char *name)
 {
-    return !st->opts.variant || strcmp(st->opts.variant, name) == 0;
+    if (!st->opts.variant)
+        return strcmp(name, EXERCISE_VARIANT) != 0;
+    return strcmp(st->opts.variant, name) == 0;
 }
 
 bool stage_default_run(const stage_context *st) { return st->opts.n_sizes == 0 && st->opts.rows == 0; }

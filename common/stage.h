@@ -47,7 +47,8 @@ void stage_parse(stage_context *st, int argc, char **argv, const char *about, co
  * says. */
 void stage_open(stage_context *st, int argc, char **argv, relative_mode relative);
 
-/* Whether --variant chose the variant of this name: every one when --variant was not given. */
+/* Whether --variant chose the variant of this name: when --variant was not given, every one but the
+ * exercise (EXERCISE_VARIANT), which runs only when named: its scaffold fails until it is done. */
 bool stage_chosen(const stage_context *st, const char *name);
 
 /* True when the user named no sizes and no shape: the stage runs its default experiments. */

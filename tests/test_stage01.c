@@ -77,3 +77,19 @@ Test(stage01, writes_every_output_element)
     CUDA_CHECK(cudaFree(workspace));
     case_destroy(&c);
 }
+
+/* The exercise's solution: with the bound B = 1000 subtracted, [500, 1000] passes; on [0, 10] every
+ * exp(x - B) underflows to 0, so the sum is 0 and every output 0/0 = NaN, as its README asks the
+ * student to explain. */
+Test(stage01, exercise_bound_passes_on_500_1000_and_underflows_on_0_10)
+{
+    gpu_info gpu;
+    open_gpu_or_skip(&gpu);
+    const softmax_shape shape = {1, 1000};
+    const verify_result high = check_variant(&naive_exercise_variant, shape, (input_spec){DIST_UNIFORM, 500.0, 1000.0}, 5, NULL);
+    cr_expect(high.pass, "[500, 1000]: %zu failures, max rel err %.3g, %zu non-finite", high.failures, high.max_rel_err,
+              high.nonfinite);
+    const verify_result low = check_variant(&naive_exercise_variant, shape, (input_spec){DIST_UNIFORM, 0.0, 10.0}, 6, NULL);
+    cr_expect_not(low.pass);
+    cr_expect_eq(low.nonfinite, 1000);
+}
