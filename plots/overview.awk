@@ -3,34 +3,6 @@
 # in one run). Prints the block that replaces <!-- BEGIN overview --> ... <!-- END overview --> in
 # README.md. Each file is read as lib.awk reads one, under the file's own name.
 
-BEGIN { FS = "," }
-FNR == 1 { file = FILENAME; sub(/.*\//, "", file); sub(/\.csv$/, "", file); ncols[file] = 0 }
-/^# / {
-    line = substr($0, 3)
-    k = index(line, ": ")
-    meta[file, substr(line, 1, k - 1)] = substr(line, k + 2)
-    next
-}
-ncols[file] == 0 { for (i = 1; i <= NF; i++) col[file, i] = $i; ncols[file] = NF; next }
-{
-    n = ++nrows[file]
-    for (i = 1; i <= NF; i++) val[file, n, col[file, i]] = $i
-}
-
-# The row of `file` with this experiment and variant, and every other column named in `also`
-# ("cols=100000000 k=10") equal to the value given; dies when there is none.
-function find(f, experiment, variant, also,    r, m, w, i, kv, ok) {
-    m = split(also, w, " ")
-    for (r = 1; r <= nrows[f]; r++) {
-        if (val[f, r, "experiment"] != experiment || val[f, r, "variant"] != variant) continue
-        ok = 1
-        for (i = 1; i <= m; i++) { split(w[i], kv, "="); if (val[f, r, kv[1]] != kv[2]) ok = 0 }
-        if (ok) return r
-    }
-    printf "overview.awk: no %s row for %s %s %s\n", f, experiment, variant, also > "/dev/stderr"
-    exit 1
-}
-
 function ms(x) { return sprintf(x < 1 ? "%.3f" : "%.2f", x) }
 
 # One step of a road: its name, the stage that teaches it, time, % of the run's ceiling, check,
