@@ -1,7 +1,24 @@
 # The claims-table rows that rest on more than one stage's data, or on a stage's data read against a
 # figure the claim quotes, from plots/data/02_multipass.csv, 04_warp.csv and 06_fused_topk.csv (run
-# after plots/files.awk). Every number printed comes from those files; the claims' own figures are
-# quoted as the claims state them.
+# after plots/files.awk) and from Nsight Compute's report on fused (plots/data/ncu_06_fused.log).
+# Every number printed comes from those files; the claims' own figures are quoted as the claims
+# state them.
+
+# The first kernel of an Nsight Compute log (Launch Statistics and Occupancy sections), as
+# ncu[metric name] = value; ncu["GPU"] is the GPU line the program printed.
+# A metric's line is its name (words one space apart), then its unit if any, then its value.
+function read_ncu(path,    line, n, w, name) {
+    while ((getline line < path) > 0) {
+        if (line ~ /^GPU: /) { ncu["GPU"] = substr(line, 6); sub(/ \(.*/, "", ncu["GPU"]) }
+        if (line ~ /^  [^ ].*<[0-9]+>\(/ && !("template" in ncu)) { ncu["template"] = line; sub(/^[^<]*</, "", ncu["template"]); sub(/>.*/, "", ncu["template"]) }
+        if (!match(line, /^    [A-Z#][^ ]*( [^ ]+)*/)) continue
+        name = substr(line, 5, RLENGTH - 4)
+        n = split(line, w, " ")
+        if (!(name in ncu)) ncu[name] = w[n]
+    }
+    close(path)
+    if (!("Registers Per Thread" in ncu)) { print path ": no Launch Statistics section" > "/dev/stderr"; exit 1 }
+}
 
 function us(ms) { return sprintf("%.1f µs", 1000 * ms) }
 function speedup(base, r, f) { return sprintf("%.2f×", val[f, base, "median_ms"] / val[f, r, "median_ms"]) }
@@ -44,6 +61,20 @@ END {
     rate = val[f, b, "rows"] / val[f, b, "median_ms"] / 1000
     printf "| <a id=\"c15\"></a>C15 | A batch of 1,024 tokens takes 5–10 ms: 100–200 million tokens a second | fast on %d × 50257, K = 50: %.3f ms, %.1f million rows a second (%.3f ms per 1,024 rows at that rate) | refuted: a batch's rows run side by side, so 1,024 rows take far less than 1,024 times one; the claim's two figures also disagree (5–10 ms for 1,024 tokens is 0.1–0.2 million a second) |\n", \
         val[f, b, "rows"], val[f, b, "median_ms"], rate, 1024 / rate / 1000
+
+    # C16: what one block of fused asks of an SM, from Nsight Compute. A block's resident limit is
+    # the smallest of its Block Limit lines; each warp is one row.
+    read_ncu("plots/data/ncu_06_fused.log")
+    blocks = 1e9
+    split("Registers,Shared Mem,Warps,SM,Barriers", limits, ",")
+    for (i = 1; i <= 5; i++) if (ncu["Block Limit " limits[i]] + 0 < blocks) { blocks = ncu["Block Limit " limits[i]] + 0; by = limits[i] }
+    by = (by == "Registers") ? "registers" : (by == "Shared Mem") ? "shared memory" : (by == "Warps") ? "warps" : "blocks"
+    rows_per_block = ncu["Block Size"] / 32
+    printf "| <a id=\"c16\"></a>C16 | The fused kernel (a warp per row, a sorted array per lane) is light: about 26 registers a thread and 2 KB of shared memory for a block of 256 threads, so 16–20 blocks (128–160 rows) are resident on each SM of an A100 | Nsight Compute on fused, 8192 × 50257, K = 10 (%s): %d registers a thread, blocks of %d threads (%d rows), %d bytes of shared memory a block (and %s KB the driver reserves), at most %d blocks (%d rows) an SM, limited by %s; occupancy %s %% in theory, %s %% achieved | not reproduced: its K candidates (10, held as %s) live in registers, and %s limit it to %d rows an SM; an A100 is not testable here |\n", \
+        ncu["GPU"], ncu["Registers Per Thread"], ncu["Block Size"], rows_per_block, \
+        ncu["Static Shared Memory Per Block"] + ncu["Dynamic Shared Memory Per Block"], ncu["Driver Shared Memory Per Block"], \
+        blocks, blocks * rows_per_block, by, ncu["Theoretical Occupancy"], ncu["Achieved Occupancy"], ncu["template"], by, \
+        blocks * rows_per_block
 
     # C17: low arithmetic intensity makes a kernel bandwidth-bound only if its instructions keep up.
     fa = find(f, "workload", "fast", "k=10"); fu = find(f, "workload", "fused", "k=10")

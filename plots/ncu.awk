@@ -20,9 +20,11 @@ BEGIN {
     match(line, /\([0-9]+, [0-9]+, [0-9]+\)x\([0-9]+, [0-9]+, [0-9]+\)/)
     grid = substr(line, RSTART, RLENGTH)
 }
-/^    Duration / { duration = $NF }
+# ncu picks the unit (us, ms); the table is in µs.
+/^    Duration / { duration = ($(NF - 1) == "ms") ? 1000 * $NF : $NF }
 /^    Registers Per Thread / { regs = $NF }
 /^    DRAM Throughput / { dram = $NF }
 /^    L1\/TEX Cache Throughput / { l1 = $NF }
 /^    Compute \(SM\) Throughput / { sm = $NF }
-END { flush() }
+/^GPU: / { gpu = substr($0, 6); sub(/ \(.*/, "", gpu) }
+END { flush(); if (gpu != "") print "\nProfiled on " gpu "." }
