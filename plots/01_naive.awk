@@ -46,6 +46,8 @@ END {
     for (i = 2; i <= m; i++) if (val[tm[i], "median_ms"] <= 1.25 * val[small, "median_ms"]) flat = tm[i]
     printf "- From n = %s to %s the time stays within 25 %% of %s ms: there two kernel launches and a memset, not memory, set the time.\n", \
         count(val[small, "cols"]), count(val[flat, "cols"]), num(val[small, "median_ms"], "%.4f")
+    printf "- Measured over the time its %s bytes per element take at the copy ceiling: %s.\n", \
+        val[big, "bytes_per_elem"], model_by_size("timing", "naive")
 
     block("claims")
     printf "| <a id=\"c1\"></a>C1 | Softmax computed as exp(x) / Σ exp(x), without subtracting the max, overflows on inputs in [500, 1000] | %s of %s outputs NaN/Inf, sum %s (01_naive) | %s |\n", \

@@ -18,6 +18,8 @@ END {
         relative(f_first, "speedup"), relative(f_last, "speedup"), count(last_n), num(val[f_last, "median_ms"], "%.3f"), num(val[s_last, "median_ms"], "%.3f")
     printf "- Both move 12 bytes per element against multipass's 16, which alone would give 1.33×. At n = %s fused reaches %s %% of the copy ceiling: bytes are still not what limits these kernels (see the stage's README).\n", \
         count(last_n), num(val[f_last, "pct_ceiling"], "%.1f")
+    printf "- Measured over the time each variant's own bytes take at the copy ceiling: single_block_merge %s; fused %s; multipass %s.\n", \
+        model_by_size("timing", "single_block_merge"), model_by_size("timing", "fused"), model_by_size("timing", "multipass")
 
     block("claims")
     printf "| <a id=\"c4\"></a>C4 | A fused three-kernel softmax (per-block max and sum, a merge, a normalize) whose merge runs in a single block regresses at n = 100M: there it is slower than the multi-pass softmax | single_block_merge vs multipass: %s at %s, %s at %s | %s |\n", \

@@ -20,6 +20,8 @@ END {
     }
     printf "- fused_warp against fused (same kernels, same bytes, shuffles instead of the shared-memory tree): %s. At n = %s it reaches %s %% of the copy ceiling against fused's %s %%.\n", \
         line, count(val[last, "cols"]), num(val[last, "pct_ceiling"], "%.1f"), num(val[row_of("timing", "fused", val[last, "cols"]), "pct_ceiling"], "%.1f")
+    printf "- Measured over the time their %s bytes per element take at the copy ceiling: fused %s; fused_warp %s.\n", \
+        val[last, "bytes_per_elem"], model_by_size("timing", "fused"), model_by_size("timing", "fused_warp")
 
     block("findings:04_rows")
     m = split(rows_where("experiment", "rows_sweep"), sw, " ")
@@ -35,6 +37,11 @@ END {
             count(val[r, "rows"]), count(val[r, "cols"]), val[r, "variant"], num(val[r, "median_ms"], "%.4f"), \
             num(val[r, "pct_ceiling"], "%.1f"), relative(r, "speedup")
     }
+    printf "- Measured over the time each variant's own bytes take at the copy ceiling: warp_per_row (%s bytes per element) %s; thread_per_row (%s) %s; block_per_row (%s) %s. Faster than its bytes predict: %s.\n", \
+        val[row_of("rows_sweep", "warp_per_row", lengths[1]), "bytes_per_elem"], model_range("rows_sweep", "warp_per_row"), \
+        val[row_of("rows_sweep", "thread_per_row", lengths[1]), "bytes_per_elem"], model_range("rows_sweep", "thread_per_row"), \
+        val[row_of("rows_sweep", "block_per_row", lengths[1]), "bytes_per_elem"], model_range("rows_sweep", "block_per_row"), \
+        below_model("rows_sweep")
 
     block("claims")
     r = last

@@ -21,6 +21,19 @@ END {
         val[mp, "median_ms"] / val[on, "median_ms"], val[mp, "bytes_per_elem"] / val[on, "bytes_per_elem"]
     printf "- cuDNN computes one softmax over n in %s ms (online is %s faster): it is not built for one long row. Its output %s the check there (max relative error %s against the 1e-4 tolerance).\n", \
         num(val[cd, "median_ms"], "%.1f"), relative(on, "speedup"), val[cd, "result"] == "PASS" ? "passes" : "fails", num(val[cd, "max_rel_err"], "%.1e")
+    printf "- Measured over the time each variant's own bytes take at the copy ceiling, at n = %s: %s. online by size: %s.\n", \
+        count(n), model_at("timing", n), model_by_size("timing", "online")
+
+    # Arithmetic intensity of online, FLOP per element counted from the recurrence as online.cu
+    # writes it: the statistic m' = max(m, x), d' = d * exp(m - m') + exp(x - m') is a max, two
+    # subtractions, two exps, a multiply and an add (7); the normalize y = exp(x - m) / d a
+    # subtraction, an exp and a multiply by 1/d (3). With each exp counted as one: 10. __expf is a
+    # multiply by log2 e and then the SFU's ex2, two instructions; counting each of the three exps
+    # so: 13. (The kernel rescales d once per four elements, so it does a little less.)
+    flop = 10; exps = 3
+    block("intensity:05_online")
+    printf "- online: %d FLOP per element with each exp counted as one, %d with each exp counted as the two instructions `__expf` is (a multiply by log2 e, the SFU's ex2); over the %s bytes per element it moves, %.2f and %.2f FLOP per byte.\n", \
+        flop, flop + exps, val[on, "bytes_per_elem"], flop / val[on, "bytes_per_elem"], (flop + exps) / val[on, "bytes_per_elem"]
 
     block("findings:05_rows")
     m = split(rows_where("experiment", "rows"), rw, " ")
@@ -32,6 +45,8 @@ END {
             count(val[r, "rows"]), count(val[r, "cols"]), num(val[r, "median_ms"], "%.4f"), num(val[r, "pct_ceiling"], "%.1f"), \
             num(val[c, "median_ms"], "%.4f"), num(val[c, "pct_ceiling"], "%.1f"), val[r, "median_ms"] / val[c, "median_ms"]
     }
+    printf "- Measured over the time each variant's own bytes take at the copy ceiling: online_rows %s; cuDNN %s; block_per_row %s. Faster than its bytes predict: %s.\n", \
+        model_range("rows", "online_rows"), model_range("rows", "cudnn"), model_range("rows", "block_per_row"), below_model("rows")
 
     block("claims")
     r = row_of("rows", "online_rows", 50257)

@@ -16,15 +16,18 @@ function topk_row(experiment, variant, dtype, cols, k,    m, t, i) {
     return 0
 }
 
-function topk_table(experiment,    m, t, i, r) {
-    print "| rows × V | dtype | K | variant | median ms | GB/s | % of read ceiling | KB moved per row | check | speedup over unfused |"
-    print "|---|---|---:|---|---:|---:|---:|---:|:---:|---:|"
+# A top-K table. predicted ms: the KB the row moves, times rows, at the read ceiling (lib.awk's
+# time model), beside the median, with as many decimals as the median shows.
+function topk_table(experiment,    m, t, i, r, d) {
+    print "| rows × V | dtype | K | variant | median ms | predicted ms | measured / predicted | GB/s | % of read ceiling | KB moved per row | check | speedup over unfused |"
+    print "|---|---|---:|---|---:|---:|---:|---:|---:|---:|:---:|---:|"
     m = split(rows_where("experiment", experiment), t, " ")
     for (i = 1; i <= m; i++) {
         r = t[i]
-        printf "| %s | %s | %s | %s | %s | %s | %s | %.1f | %s | %s |\n", \
+        d = (val[r, "median_ms"] < 0.1) ? 4 : 3
+        printf "| %s | %s | %s | %s | %s | %s | %s | %s | %.1f | %s | %s |\n", \
             (val[r, "rows"] == 1 ? "1" : count(val[r, "rows"])) " × " val[r, "cols"], val[r, "dtype"], val[r, "k"], val[r, "variant"], \
-            num(val[r, "median_ms"], val[r, "median_ms"] < 0.1 ? "%.4f" : "%.3f"), num(val[r, "gbps"], "%.0f"), num(val[r, "pct_ceiling"], "%.1f"), \
+            num(val[r, "median_ms"], "%." d "f"), model_cells(r, d), num(val[r, "gbps"], "%.0f"), num(val[r, "pct_ceiling"], "%.1f"), \
             val[r, "bytes_per_row"] / 1000, val[r, "result"], relative(r, "speedup")
     }
 }
@@ -38,8 +41,12 @@ function goal(what, r, pct_goal, ms_goal,    ok) {
 }
 
 
-# A row's median time, or its speedup over its baseline.
-function measure(r, what) { return what == "speedup" ? val[r, "baseline_ms"] / val[r, "median_ms"] : val[r, "median_ms"] }
+# A row's median time, its speedup over its baseline, or its median over the time its bytes predict
+# (what: "median_ms", "speedup" or "model").
+function measure(r, what) {
+    if (what == "speedup") return val[r, "baseline_ms"] / val[r, "median_ms"]
+    return what == "model" ? model_ratio(r) : val[r, "median_ms"]
+}
 
 # The least and the largest `what` (times scale) over an experiment's rows of one variant and dtype,
 # printed with format f: one number where both print the same, else "least–largest"; "" if no row.
@@ -55,6 +62,16 @@ function measure_span(experiment, variant, dtype, what, scale, f,    m, t, i, x,
     return a == b ? a : a "–" b
 }
 
+# Measured over predicted for an experiment's rows of one variant and dtype, along `column` (K or
+# the row length), named `name` before the first: "1.02× at K = 1, 1.03× at 10, ...".
+function model_along(experiment, variant, dtype, column, name,    m, t, i, out) {
+    out = ""
+    m = split(topk_rows(experiment, variant, dtype), t, " ")
+    for (i = 1; i <= m; i++)
+        out = out (out == "" ? "" : ", ") times(model_ratio(t[i])) " at " (i == 1 ? name " = " : "") val[t[i], column]
+    return out
+}
+
 # The Ks of an experiment's rows of one variant and dtype whose check did not pass, as "10, 50".
 function not_passing(experiment, variant, dtype,    m, t, i, out) {
     out = ""
@@ -65,7 +82,7 @@ function not_passing(experiment, variant, dtype,    m, t, i, out) {
 }
 
 # The numbers that the prose under the tables explains.
-function findings(V,    i, m, t, r, line, failed, b16, f32, split_us, torch_ms) {
+function findings(V,    i, m, t, r, line, failed, b16, f32, split_us, torch_ms, x) {
     block("findings:06_fused_topk")
     r = topk_row("k_sweep", "torch", "float32", V, 10)
     if (r) {
@@ -90,6 +107,12 @@ function findings(V,    i, m, t, r, line, failed, b16, f32, split_us, torch_ms) 
         measure_span("batch1", "fast", "float32", "median_ms", 1000, "%.1f"), split_us == "" ? "" : " (fast_split " split_us " µs)", \
         measure_span("batch1", "fast_row", "float32", "median_ms", 1, "%.2f"), measure_span("batch1", "unfused", "float32", "median_ms", 1, "%.2f"), \
         torch_ms == "" ? "" : ", torch " torch_ms " ms"
+    x = topk_row("k_sweep", "fast", "float32", V, 10)
+    printf "- Measured over the time the bytes each row moves take at the read ceiling, float32, %s × %s: fast %s; fused %s; unfused %s×%s. 16-bit logits, fast: bf16 %s; fp16 %s. A batch of one, K = 50: fast %s.\n", \
+        count(val[x, "rows"]), V, model_along("k_sweep", "fast", "float32", "k", "K"), model_along("k_sweep", "fused", "float32", "k", "K"), \
+        measure_span("k_sweep", "unfused", "float32", "model", 1, "%.2f"), \
+        r ? ", torch " measure_span("k_sweep", "torch", "float32", "model", 1, "%.2f") "×" : "", \
+        model_along("dtype", "fast", "bf16", "k", "K"), model_along("dtype", "fast", "fp16", "k", "K"), model_along("batch1", "fast", "float32", "cols", "V")
 }
 
 END {

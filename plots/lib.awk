@@ -8,6 +8,7 @@ BEGIN { FS = "," }
     line = substr($0, 3)
     k = index(line, ": ")
     meta[substr(line, 1, k - 1)] = substr(line, k + 2)
+    if (substr(line, 1, k - 1) == "ceiling") ceiling = ceiling_gbps(meta["ceiling"])
     next
 }
 ncols == 0 { for (i = 1; i <= NF; i++) col[i] = $i; ncols = NF; next }
@@ -15,6 +16,15 @@ ncols == 0 { for (i = 1; i <= NF; i++) col[i] = $i; ncols = NF; next }
     if (NF != ncols) { printf "%s:%d: %d fields, the header has %d\n", FILENAME, FNR, NF, ncols > "/dev/stderr"; exit 1 }
     nrows++
     for (i = 1; i <= NF; i++) val[nrows, col[i]] = $i
+}
+
+# The ceiling the run measured, in GB/s, from its '# ceiling:' line: the number before the first
+# "GB/s" ("device-to-device copy 4246.3 GB/s; dram theoretical ..." for stages 01-05, "read
+# (16-byte loads) 4403.5 GB/s; ..." for stage 06). The time model below divides by it.
+function ceiling_gbps(line,    w, n) {
+    n = split(substr(line, 1, index(line, " GB/s") - 1), w, " ")
+    if (n == 0 || w[n] + 0 <= 0) { printf "%s: no ceiling in GB/s in '# ceiling: %s'\n", FILENAME, line > "/dev/stderr"; exit 1 }
+    return w[n] + 0
 }
 
 # Starts the block that replaces <!-- BEGIN name --> ... <!-- END name --> in EXPERIMENTS.md.
@@ -76,18 +86,93 @@ function relative(r, rel) {
     return sprintf("%.2f×", val[r, "baseline_ms"] / val[r, "median_ms"])
 }
 
-# Timing rows of one experiment; rel is "" (no comparison column), "overhead" or "speedup".
+# The time model: the time in ms that row r's own bytes take at the run's ceiling, with nothing
+# else counted (no launch, no latency, no arithmetic). A softmax row moves bytes_per_elem for each
+# of its rows x cols elements; a top-K row (stage 06) moves bytes_per_row for each of its rows.
+function predicted_ms(r,    bytes) {
+    if (ceiling == "") { printf "%s: no '# ceiling:' line, so no time model\n", FILENAME > "/dev/stderr"; exit 1 }
+    bytes = ((r, "bytes_per_row") in val) ? val[r, "bytes_per_row"] * val[r, "rows"] \
+                                          : val[r, "bytes_per_elem"] * val[r, "rows"] * val[r, "cols"]
+    return bytes / (ceiling * 1e9) * 1e3
+}
+
+# Measured over predicted: 1 where the bytes explain the time, more where something else costs.
+function model_ratio(r) { return val[r, "median_ms"] / predicted_ms(r) }
+
+# A ratio as the tables print it: "0.71×", "1.05×", "30×", "2740×".
+function times(x) { return sprintf((x < 10) ? "%.2f×" : "%.0f×", x) }
+
+# A time in ms with at least `decimals` decimals and as many more as two significant digits need:
+# 0.2826, 0.00028, 0.0000028 (a model time of a few nanoseconds is still a number).
+function ms(x, decimals) {
+    while (x < 10 ^ (1 - decimals) && decimals < 12) decimals++
+    return sprintf("%." decimals "f", x)
+}
+
+# The two model cells of row r: the predicted time, and measured over predicted.
+function model_cells(r, decimals) { return ms(predicted_ms(r), decimals) " | " times(model_ratio(r)) }
+
+# Timing rows of one experiment; rel is "" (no comparison column), "overhead" or "speedup". The
+# error of each timed row is left to the correctness tables; its check stays.
 function timing_table(experiment, rel,    m, t, i, r) {
-    printf "| n | variant | median ms | min ms | max ms | GB/s | %% of ceiling | bytes/elem | launches | max rel. error | check |%s\n", rel == "" ? "" : " " rel " |"
-    printf "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|:---:|%s\n", rel == "" ? "" : "---:|"
+    printf "| n | variant | median ms | predicted ms | measured / predicted | min ms | max ms | GB/s | %% of ceiling | bytes/elem | launches | check |%s\n", rel == "" ? "" : " " rel " |"
+    printf "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|:---:|%s\n", rel == "" ? "" : "---:|"
     m = split(rows_where("experiment", experiment), t, " ")
     for (i = 1; i <= m; i++) {
         r = t[i]
         printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |%s\n", count(val[r, "cols"]), val[r, "variant"],
-               num(val[r, "median_ms"], "%.4f"), num(val[r, "min_ms"], "%.4f"), num(val[r, "max_ms"], "%.4f"),
+               num(val[r, "median_ms"], "%.4f"), model_cells(r, 4), num(val[r, "min_ms"], "%.4f"), num(val[r, "max_ms"], "%.4f"),
                num(val[r, "gbps"], "%.0f"), num(val[r, "pct_ceiling"], "%.1f"), val[r, "bytes_per_elem"], launches_cell(r),
-               num(val[r, "max_rel_err"], "%.1e"), val[r, "result"], rel == "" ? "" : " " relative(r, rel) " |"
+               val[r, "result"], rel == "" ? "" : " " relative(r, rel) " |"
     }
+}
+
+# Measured over predicted for every row of `experiment` at row length n, in table order:
+# "naive 1.51×, multipass 3.36×".
+function model_at(experiment, n,    r, out) {
+    out = ""
+    for (r = 1; r <= nrows; r++)
+        if (val[r, "experiment"] == experiment && val[r, "cols"] == n)
+            out = out (out == "" ? "" : ", ") val[r, "variant"] " " times(model_ratio(r))
+    return out
+}
+
+# Measured over predicted for every row of `variant` in `experiment`, with the size of each:
+# "2740× at n = 1K, 277× at 10K, ...".
+function model_by_size(experiment, variant,    r, out) {
+    out = ""
+    for (r = 1; r <= nrows; r++)
+        if (val[r, "experiment"] == experiment && val[r, "variant"] == variant)
+            out = out (out == "" ? "" : ", ") times(model_ratio(r)) " at " (out == "" ? "n = " : "") count(val[r, "cols"])
+    return out
+}
+
+# A row's size as the findings name it: "100M" for one softmax over n, "8192 × 4096" for rows.
+function size_of(r) { return val[r, "rows"] == 1 ? count(val[r, "cols"]) : count(val[r, "rows"]) " × " count(val[r, "cols"]) }
+
+# The least and the largest measured over predicted of `variant` in `experiment`, each with its
+# size: "0.71× (8192 × 4096) to 11× (1048576 × 32)"; one of them where both print the same.
+function model_range(experiment, variant,    r, lo, hi) {
+    lo = hi = 0
+    for (r = 1; r <= nrows; r++) {
+        if (val[r, "experiment"] != experiment || val[r, "variant"] != variant) continue
+        if (!lo || model_ratio(r) < model_ratio(lo)) lo = r
+        if (!hi || model_ratio(r) > model_ratio(hi)) hi = r
+    }
+    if (times(model_ratio(lo)) == times(model_ratio(hi))) return times(model_ratio(lo)) " (" size_of(lo) ")"
+    return times(model_ratio(lo)) " (" size_of(lo) ") to " times(model_ratio(hi)) " (" size_of(hi) ")"
+}
+
+# The rows of `experiment` faster than their bytes predict, as "block_per_row at 32768 × 1024
+# (0.92×), 16384 × 2048 (0.75×)" (a variant named before its first such row); "none" if none.
+function below_model(experiment,    r, out, last) {
+    out = last = ""
+    for (r = 1; r <= nrows; r++) {
+        if (val[r, "experiment"] != experiment || model_ratio(r) >= 1) continue
+        out = out (out == "" ? "" : ", ") (val[r, "variant"] == last ? "" : val[r, "variant"] " at ") size_of(r) " (" times(model_ratio(r)) ")"
+        last = val[r, "variant"]
+    }
+    return out == "" ? "none" : out
 }
 
 # The row of `variant` at size n in `experiment` (0 if none).

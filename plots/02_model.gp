@@ -1,0 +1,19 @@
+# The time model of experiment 2: each variant's median time over the time its own bytes take at the
+# copy ceiling of the same run, against n.
+name = "02_model"
+data = "plots/data/02_multipass.csv"
+load "plots/model.gp"
+timing(v, x) = (strcol("experiment") eq "timing" && strcol("variant") eq v) ? x : NaN
+
+set title "02\\_multipass: measured time over the time its bytes take at the copy ceiling (same run)"
+set xlabel "n (elements)"
+set logscale x
+set format x "10^{%L}"
+set xrange [500:2e8]
+set yrange [0.5:*]
+set key top right
+
+draw = 'plot @one, \
+            data using (timing("naive", column("cols"))):(timing("naive", softmax_ratio(0))) with linespoints pt 7 lw 2 lc rgb "#0055aa" title "naive (12 B/elem)", \
+            data using (timing("multipass", column("cols"))):(timing("multipass", softmax_ratio(0))) with linespoints pt 5 lw 2 lc rgb "#aa5500" title "multipass (16 B/elem)"'
+load "plots/style.gp"
