@@ -59,15 +59,23 @@ const char *gpu_timing_method(int warmup, int iters);
 /* Median, min and max of ms[0..n-1] (sorts ms in place). */
 gpu_timing timing_summary(double *ms, int n);
 
-/* Ceilings measured in this run, in GB/s (1 GB = 1e9 bytes):
- *  - copy: cudaMemcpy device-to-device of a buffer many times the L2, bytes read + bytes written;
- *  - read: a kernel that only reads such a buffer with 16-byte loads, bytes read. */
+/* Ceilings measured in this run, in GB/s (1 GB = 1e9 bytes), each timed as gpu_time() times a row:
+ *  - copy: bytes read + bytes written by the fastest of two copies (cudaMemcpy device-to-device, and
+ *    a kernel in which each block copies one 16 KB tile) at three sizes, from the L2's size to a
+ *    buffer many times it. Why sizes near the L2: the stop event fires once the last stores reach
+ *    the L2, which still holds the end of the output, so every kernel that writes some tens of MB
+ *    is timed a few microseconds short of its DRAM traffic, a copy of the same size included;
+ *  - read: a kernel that only reads a buffer many times the L2 with 16-byte loads, bytes read. */
 double gpu_copy_ceiling_gbps(void);
 double gpu_read_ceiling_gbps(void);
 
 /* Defined in gpu_kernels.cu: sums a buffer of float4 with 16-byte loads, writing nothing unless the
  * sum is exactly `never` (so the compiler must keep every load). */
 void launch_read_sweep(const void *buf, size_t n_float4, float *sink, int grid, int threads);
+
+/* Defined in gpu_kernels.cu: copies n_float4 float4 from src to dst, a block per 16 KB tile, each
+ * thread issuing all its loads before its stores. */
+void launch_tile_copy(const void *src, void *dst, size_t n_float4);
 
 #ifdef __cplusplus
 }
