@@ -15,6 +15,11 @@ extern "C" {
 
 extern const softmax_variant multipass_variant;
 
+/* The exercise (EXERCISE_VARIANT): multipass with each reduction's threads folding 8 elements before
+ * the tree, on a grid 8 times smaller. ./run links the scaffold, exercise.cu; ./run_solution and the
+ * tests, solution/exercise.cu. */
+extern const softmax_variant multipass_exercise_variant;
+
 #ifdef __cplusplus
 }
 #endif
