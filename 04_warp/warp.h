@@ -16,6 +16,10 @@ extern const softmax_variant thread_per_row_variant; /* each thread a row       
 extern const softmax_variant warp_per_row_variant;   /* each warp a row, in registers (<= 1024) */
 extern const softmax_variant block_per_row_variant;  /* each block of 256 threads a row         */
 
+/* The exercise (EXERCISE_VARIANT): each half-warp a row, for rows of at most 16 columns. ./run links
+ * the scaffold, exercise.cu; ./run_solution and the tests, solution/exercise.cu. */
+extern const softmax_variant warp_exercise_variant;
+
 #ifdef __cplusplus
 }
 #endif
