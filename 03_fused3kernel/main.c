@@ -12,25 +12,28 @@ static const char about[] =
     "threads), fused (the merge spread over many blocks).\n"
     "With no --n or --sizes: all variants on [0,10], [500,1000], [-1000,1000] and outliers\n"
     "(n = 100K), then timing at 100K, 1M, 10M, 100M with the speedup over multipass.\n"
-    "Every row is verified against an fp64 CPU reference before it is timed.";
+    "Every row is verified against an fp64 CPU reference before it is timed.\n"
+    "Exercise: --variant exercise runs exercise.cu, yours to complete (README.md, Exercise);\n"
+    "./run_solution --variant exercise runs the worked solution, solution/exercise.cu.";
 
 int main(int argc, char **argv)
 {
     static const size_t sizes[] = {100000, 1000000, 10000000, 100000000};
-    static const softmax_variant *const variants[] = {&multipass_variant, &single_block_merge_variant, &fused_variant};
+    static const softmax_variant *const variants[] = {&multipass_variant, &single_block_merge_variant, &fused_variant,
+                                                      &fused3kernel_exercise_variant};
     static const input_spec ranges[] = {{DIST_UNIFORM, 0.0, 10.0},
                                         {DIST_UNIFORM, 500.0, 1000.0},
                                         {DIST_UNIFORM, -1000.0, 1000.0},
                                         {DIST_OUTLIERS, 0.0, 10.0}};
     stage_context st;
-    stage_start(&st, argc, argv, about, variants, 3, STAGE_SOFTMAX_1D, RELATIVE_SPEEDUP);
+    stage_start(&st, argc, argv, about, variants, 4, STAGE_SOFTMAX_1D, RELATIVE_SPEEDUP);
 
     if (stage_default_run(&st)) {
         printf("Correctness: n = 100K (391 blocks of statistics to merge).\n");
-        stage_accuracy(&st, "stability", variants, 3, (softmax_shape){1, 100000}, ranges, 4, st.opts.seed);
+        stage_accuracy(&st, "stability", variants, 4, (softmax_shape){1, 100000}, ranges, 4, st.opts.seed);
         printf("\n");
     }
-    const int failed = stage_timing_1d(&st, variants, 3, sizes, 4);
+    const int failed = stage_timing_1d(&st, variants, 4, sizes, 4);
     printf("speedup: multipass time / this time at the same size. Both fused versions move 12 bytes\n"
            "per element (multipass 16) in 3 launches; single_block_merge merges n/256 block statistics\n"
            "in one block, which is why it falls behind as n grows.\n");
