@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# `make sanitize`: every stage under compute-sanitizer's memcheck (out-of-bounds and misaligned
-# accesses), racecheck (shared-memory races) and synccheck (barriers some threads miss). Needs a
+# `make sanitize`: every stage, and every exercise's worked solution, under compute-sanitizer's
+# memcheck (out-of-bounds and misaligned accesses), racecheck (shared-memory races) and synccheck
+# (barriers some threads miss). Needs a
 # GPU; some 6 minutes on an H200. The shapes are small, because the tools slow kernels down by 10
 # to 1000 times, and chosen so that every kernel of a stage runs (what a shape adds is named beside
 # it). Each run verifies its answers as usual and runs once timed. Two rare paths of stage 06 need
@@ -13,26 +14,31 @@ cd "$(dirname "$0")/.."
 sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 [ -x "$sanitizer" ] || { echo "sanitize: compute-sanitizer not found (it ships with the CUDA toolkit)"; exit 1; }
 
-# stage | flags
+# program | flags (a stage's run; run_solution runs its exercise's worked solution)
 runs=(
-    "01_naive        | --sizes 1000,1M"
-    "02_multipass    | --sizes 1000,1M"
-    "03_fused3kernel | --sizes 1000,1M,10M"
-    "04_warp         | --sizes 1M"
-    "04_warp         | --rows 1000 --cols 100"     # every mapping (a warp a row needs cols <= 1024)
-    "04_warp         | --rows 64 --cols 4096"      # a block a row, longer than the block
-    "05_online       | --sizes 1M"
-    "05_online       | --rows 1000 --cols 100"     # a warp a row, 16-byte loads
-    "05_online       | --rows 300 --cols 129"      # a warp a row, rows not 16-byte aligned
-    "05_online       | --rows 64 --cols 4096"      # a block a row, the row cached in shared memory
-    "05_online       | --rows 8 --cols 50257"      # two blocks a row, a cluster (sm_90)
-    "05_online       | --rows 2 --cols 100000"     # a block a row, too long to cache
-    "06_fused_topk   | --rows 264 --cols 1000 --k 10"            # every variant, fused too (K <= 32)
-    "06_fused_topk   | --rows 8 --cols 50257 --k 50"             # a guessed first threshold, K > 32
-    "06_fused_topk   | --rows 8 --cols 50257 --k 1024"           # K > 64: merges in shared memory, radix select
-    "06_fused_topk   | --rows 8 --cols 50257 --k 50 --dtype bf16"
-    "06_fused_topk   | --rows 8 --cols 50257 --k 10 --dtype fp16"
-    "06_fused_topk   | --rows 1 --cols 262144 --k 50"            # fast_split's largest tiles
+    "01_naive/run                 | --sizes 1000,1M"
+    "02_multipass/run             | --sizes 1000,1M"
+    "03_fused3kernel/run          | --sizes 1000,1M,10M"
+    "04_warp/run                  | --sizes 1M"
+    "04_warp/run                  | --rows 1000 --cols 100"     # every mapping (a warp a row needs cols <= 1024)
+    "04_warp/run                  | --rows 64 --cols 4096"      # a block a row, longer than the block
+    "05_online/run                | --sizes 1M"
+    "05_online/run                | --rows 1000 --cols 100"     # a warp a row, 16-byte loads
+    "05_online/run                | --rows 300 --cols 129"      # a warp a row, rows not 16-byte aligned
+    "05_online/run                | --rows 64 --cols 4096"      # a block a row, the row cached in shared memory
+    "05_online/run                | --rows 8 --cols 50257"      # two blocks a row, a cluster (sm_90)
+    "05_online/run                | --rows 2 --cols 100000"     # a block a row, too long to cache
+    "06_fused_topk/run            | --rows 264 --cols 1000 --k 10"            # every variant, fused too (K <= 32)
+    "06_fused_topk/run            | --rows 8 --cols 50257 --k 50"             # a guessed first threshold, K > 32
+    "06_fused_topk/run            | --rows 8 --cols 50257 --k 1024"           # K > 64: merges in shared memory, radix select
+    "06_fused_topk/run            | --rows 8 --cols 50257 --k 50 --dtype bf16"
+    "06_fused_topk/run            | --rows 8 --cols 50257 --k 10 --dtype fp16"
+    "06_fused_topk/run            | --rows 1 --cols 262144 --k 50"            # fast_split's largest tiles
+    "01_naive/run_solution        | --variant exercise --n 1000 --range 500:1000"
+    "02_multipass/run_solution    | --variant exercise --sizes 1,2049,1M,4194305"   # 1, 2, 2 and 3 levels
+    "03_fused3kernel/run_solution | --variant exercise --sizes 1000,65537,1M,10M" # 1 to 153 merge blocks
+    "04_warp/run_solution         | --variant exercise --rows 1001 --cols 13"
+    "04_warp/run_solution         | --variant exercise --rows 17 --cols 16"
 )
 
 log=$(mktemp)
@@ -56,14 +62,14 @@ sanitize() {
 # STAGE=N (make sanitize STAGE=N): stage N's runs alone.
 only=${STAGE:+0$STAGE}
 for run in "${runs[@]}"; do
-    stage=$(echo "${run%%|*}" | tr -d ' ')
-    [ -z "$only" ] || [ "${stage%%_*}" = "$only" ] || continue
+    program=$(echo "${run%%|*}" | tr -d ' ')
+    [ -z "$only" ] || [ "${program%%_*}" = "$only" ] || continue
     read -r -a flags <<<"${run#*|}"
-    sanitize "$(printf '%-15s %s' "$stage" "${flags[*]}")" "$stage/run" "${flags[@]}" --iters 1 --warmup 0
+    sanitize "$(printf '%-28s %s' "$program" "${flags[*]}")" "$program" "${flags[@]}" --iters 1 --warmup 0
 done
 if [ -z "$only" ] || [ "$only" = 06 ]; then
     for test in stage06/rows_full_of_ties stage06_fast/rows_that_fool_the_guess; do
-        sanitize "$(printf '%-15s %s' tests "$test")" tests/build/run_tests --filter "$test"
+        sanitize "$(printf '%-28s %s' tests "$test")" tests/build/run_tests --filter "$test"
     done
 fi
 echo "sanitize: ${only:+stage $only: }every run clean under memcheck, racecheck and synccheck"
