@@ -3,10 +3,11 @@
 # memcheck (out-of-bounds and misaligned accesses), racecheck (shared-memory races) and synccheck
 # (barriers some threads miss). Needs a GPU; some 6 minutes on an H200. The shapes are small,
 # because the tools slow kernels down by 10 to 1000 times, and chosen so that every kernel of a
-# stage runs (what a shape adds is named beside it). Each run verifies its answers as usual and runs once timed. Two rare paths of stage 06 need
-# rows that only its tests build (a fast_split row whose candidates overflow their list, a fast_row
-# row that fools the guess), so those two tests run under the tools as well: racecheck found a race
-# there that no run of the program reaches. Any error stops the script.
+# stage runs (what a shape adds is named beside it). Each run verifies its answers as usual and
+# runs once timed. Two rare paths of stage 06 need rows that only its tests build (a fast_split row
+# whose candidates overflow their list, a fast_row row that fools the guess), so those two tests run
+# under the tools as well: racecheck found a race there that no run of the program reaches. Any
+# error stops the script.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
