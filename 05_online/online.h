@@ -15,6 +15,11 @@ extern const softmax_variant online_variant;
  * get a block each, the row cached in shared memory between statistics and normalize. */
 extern const softmax_variant online_rows_variant;
 
+/* The exercise (EXERCISE_VARIANT): online's softmax over n with each element folded on its own
+ * (online_stat_add) instead of four at a time. ./run links the scaffold, exercise.cu; ./run_solution
+ * and the tests, solution/exercise.cu. */
+extern const softmax_variant online_exercise_variant;
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,148 @@
+// Stage 05's exercise: the online statistic folded one element at a time.
+//
+// The online variant (online.cu) folds 16 bytes of x at a time with online_stat_add4, which
+// rescales the running sum once per four elements:
+//     m' = max(m, x0, x1, x2, x3),   d' = d * exp(m - m') + exp(x0 - m') + ... + exp(x3 - m')
+// This file is the same softmax over n, in the same two launches: a statistics kernel (each thread
+// folds its elements, the block combines its threads, the last block to finish combines the
+// blocks), then the normalize. Only the fold differs: fold_each, below, folds the four elements one
+// by one with online_stat_add, which rescales the sum at every element.
+//
+// Your part: fold_each, marked TODO. As shipped it folds nothing, so every statistic stays the empty
+// one (-inf, 0): the softmax's sum d is 0, and every output exp(x - (-inf)) * (1 / 0) is +inf, which
+// fails the check. Fold v.x, v.y, v.z and v.w into s with online_stat_add (online_stat.cuh), then run
+//     make && ./run --n 100M --variant exercise    (FAIL now; PASS when done)
+//     ./run --n 100M --variant online              (the same softmax with online_stat_add4)
+// and answer the questions in README.md, Exercise.
+// The worked solution is solution/exercise.cu; `./run_solution --n 100M --variant exercise` runs it.
+#include <stdint.h>
+
+#include "../common/check.h"
+#include "../common/gpu.h"
+#include "online.h"
+#include "online_stat.cuh"
+
+#define THREADS 256
+#define BLOCKS_PER_SM 8 // 8 x 256 threads: a full SM
+#define UNROLL 4        // 16-byte loads in flight per thread
+
+// ---- Your part ---------------------------------------------------------------------------------
+// Returns the statistic of s's elements and the four of v: v.x, v.y, v.z, v.w folded in that order,
+// each with online_stat_add. An element of -inf must leave s as it is (the tail below pads with it).
+static __device__ __forceinline__ online_stat fold_each(online_stat s, float4 v)
+{
+    (void)v; // TODO: fold v.x, v.y, v.z and v.w into s with online_stat_add, then return s
+    return s;
+}
+// ---- End of your part --------------------------------------------------------------------------
+
+// online.cu's online_stats_kernel with fold_each in place of online_stat_add4. Each thread folds
+// the float4s i, i + stride, ... (UNROLL loads issued before the first is folded), then the last
+// n % 4 elements, one per thread, each padded with three -inf to a float4: -inf never raises the max
+// and adds exp(-inf) = 0 to the sum. The block combines its threads' statistics; the last block to
+// finish (blocks_done, after a __threadfence) combines every block's into *total and resets
+// blocks_done to 0 for the next launch.
+static __global__ void per_element_stats_kernel(const float *__restrict__ x, size_t n, online_stat *block_stats,
+                                                unsigned *blocks_done, online_stat *total)
+{
+    __shared__ online_stat warp_stats[WARP_SIZE];
+    __shared__ bool is_last;
+    const float4 *x4 = (const float4 *)x;
+    const size_t n4 = n / 4, stride = (size_t)gridDim.x * blockDim.x;
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+
+    online_stat s = ONLINE_IDENTITY;
+    for (; i + (UNROLL - 1) * stride < n4; i += UNROLL * stride) {
+        float4 v[UNROLL];
+#pragma unroll
+        for (int k = 0; k < UNROLL; k++)
+            v[k] = x4[i + k * stride];
+#pragma unroll
+        for (int k = 0; k < UNROLL; k++)
+            s = fold_each(s, v[k]);
+    }
+    for (; i < n4; i += stride)
+        s = fold_each(s, x4[i]);
+    for (size_t j = 4 * n4 + (size_t)blockIdx.x * blockDim.x + threadIdx.x; j < n; j += stride)
+        s = fold_each(s, make_float4(x[j], -INFINITY, -INFINITY, -INFINITY));
+    s = block_combine(s, warp_stats);
+
+    if (threadIdx.x == 0) {
+        block_stats[blockIdx.x] = s;
+        __threadfence();
+        is_last = atomicAdd(blocks_done, 1u) == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (!is_last)
+        return;
+    s = ONLINE_IDENTITY;
+    for (unsigned b = threadIdx.x; b < gridDim.x; b += blockDim.x)
+        s = online_stat_combine(s, make_stat(__ldcg(&block_stats[b].m), __ldcg(&block_stats[b].d)));
+    s = block_combine(s, warp_stats);
+    if (threadIdx.x == 0) {
+        *total = s;
+        *blocks_done = 0;
+    }
+}
+
+static __device__ __forceinline__ float4 softmax4(float4 v, float m, float inv_d)
+{
+    return make_float4(__expf(v.x - m) * inv_d, __expf(v.y - m) * inv_d, __expf(v.z - m) * inv_d,
+                       __expf(v.w - m) * inv_d);
+}
+
+// online.cu's normalize_kernel: y = exp(x - m) / d. Index i of the grid-stride loop is float4
+// number n4 - 1 - i: the walk starts at the end of x, which the statistics pass read last (still
+// partly in L2), and y is stored evict-first (__stcs) so that it does not push that part out.
+static __global__ void per_element_normalize_kernel(const float *__restrict__ x, float *__restrict__ y, size_t n,
+                                                    const online_stat *total)
+{
+    const float m = total->m, inv_d = 1.0f / total->d;
+    const float4 *x4 = (const float4 *)x;
+    float4 *y4 = (float4 *)y;
+    const size_t n4 = n / 4, last = n4 - 1, stride = (size_t)gridDim.x * blockDim.x;
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    for (; i + (UNROLL - 1) * stride < n4; i += UNROLL * stride) {
+        float4 v[UNROLL];
+#pragma unroll
+        for (int k = 0; k < UNROLL; k++)
+            v[k] = x4[last - (i + k * stride)];
+#pragma unroll
+        for (int k = 0; k < UNROLL; k++)
+            __stcs(&y4[last - (i + k * stride)], softmax4(v[k], m, inv_d));
+    }
+    for (; i < n4; i += stride)
+        __stcs(&y4[last - i], softmax4(x4[last - i], m, inv_d));
+    for (size_t j = 4 * n4 + (size_t)blockIdx.x * blockDim.x + threadIdx.x; j < n; j += stride)
+        y[j] = __expf(x[j] - m) * inv_d;
+}
+
+// The grid of both kernels: one float4 per thread at most, a full GPU at most.
+static int per_element_grid(size_t n) { return gpu_grid_size(n / 4 + 1, THREADS, BLOCKS_PER_SM); }
+
+// The total, then a statistic per block, then the counter of blocks done (zeroed, as bench.h's
+// workspaces are, and left at 0 by every launch).
+static size_t per_element_workspace_bytes(size_t rows, size_t n)
+{
+    (void)rows;
+    return (size_t)per_element_grid(n) * sizeof(online_stat) + sizeof(online_stat) + sizeof(unsigned);
+}
+
+static int per_element_softmax(const float *x, float *y, size_t rows, size_t n, void *workspace)
+{
+    (void)rows; // 1: one softmax over n elements
+    if ((uintptr_t)x % 16 || (uintptr_t)y % 16)
+        die(1, "exercise: x and y must be 16-byte aligned (cudaMalloc's are)");
+    const int grid = per_element_grid(n);
+    online_stat *total = (online_stat *)workspace, *block_stats = total + 1;
+    unsigned *blocks_done = (unsigned *)(block_stats + grid);
+
+    per_element_stats_kernel<<<grid, THREADS>>>(x, n, block_stats, blocks_done, total);
+    CUDA_CHECK_LAUNCH("per_element_stats_kernel");
+    per_element_normalize_kernel<<<grid, THREADS>>>(x, y, n, total);
+    CUDA_CHECK_LAUNCH("per_element_normalize_kernel");
+    return 2;
+}
+
+extern "C" const softmax_variant online_exercise_variant = {EXERCISE_VARIANT, 12.0, per_element_workspace_bytes,
+                                                            per_element_softmax, single_row_only};
