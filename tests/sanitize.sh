@@ -39,6 +39,7 @@ runs=(
     "03_fused3kernel/run_solution | --variant exercise --sizes 1000,65537,1M,10M" # 1 to 153 merge blocks
     "04_warp/run_solution         | --variant exercise --rows 1001 --cols 13"
     "04_warp/run_solution         | --variant exercise --rows 17 --cols 16"
+    "05_online/run_solution       | --variant exercise --sizes 1,3,5,1025,1M,4325381" # the unrolled loop's edge + 5
 )
 
 log=$(mktemp)
