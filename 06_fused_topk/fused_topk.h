@@ -18,6 +18,9 @@ extern const topk_variant fast_row_topk_variant;
 extern const topk_variant fast_split_topk_variant;
 /* fast_row when there are enough rows to fill the GPU, fast_split otherwise. */
 extern const topk_variant fast_topk_variant;
+/* The exercise (EXERCISE_VARIANT): K = 1, the argmax carried in the online statistic, a warp per row.
+ * ./run links the scaffold, exercise.cu; ./run_solution and the tests, solution/exercise.cu. */
+extern const topk_variant fused_topk_exercise_variant;
 
 /* Whether fast takes fast_split for this many rows: fewer rows than SMs, on a GPU with clusters. */
 bool fast_takes_split(size_t rows, logit_dtype dtype);

@@ -18,11 +18,14 @@ static const char about[] =
     "fast_row (a warp per row), fast_split (a row over a cluster of blocks), fast (picks one of the two).\n"
     "With no --rows or --input: B=64, T=128, V=50257 with K=10 and 50, a sweep of K, bf16 and fp16\n"
     "logits, and a batch of one for V = 50257, 128256, 262144 (K=50).\n"
-    "Every row is verified against an fp64 CPU top-K before it is timed.";
+    "Every row is verified against an fp64 CPU top-K before it is timed.\n"
+    "Exercise: --variant exercise runs exercise.cu, yours to complete (README.md, Exercise);\n"
+    "./run_solution --variant exercise runs the worked solution, solution/exercise.cu.";
 
-#define N_VARIANTS 5
+#define N_VARIANTS 6
 static const topk_variant *const all[N_VARIANTS] = {&unfused_topk_variant, &fused_topk_variant, &fast_row_topk_variant,
-                                                    &fast_split_topk_variant, &fast_topk_variant};
+                                                    &fast_split_topk_variant, &fast_topk_variant,
+                                                    &fused_topk_exercise_variant};
 
 /* The variant --variant named, or NULL when it was not given. */
 static const topk_variant *named_variant(const stage_context *st)
@@ -64,7 +67,9 @@ static int default_run(const stage_context *st)
 {
     const input_spec input = st->opts.input;
     const uint64_t seed = st->opts.seed + 1000;
-    static const topk_variant *const headline[] = {&unfused_topk_variant, &fused_topk_variant, &fast_topk_variant};
+    /* The exercise (K = 1 only) runs in the K sweep when --variant names it. */
+    static const topk_variant *const headline[] = {&unfused_topk_variant, &fused_topk_variant,
+                                                   &fast_topk_variant, &fused_topk_exercise_variant};
     static const topk_variant *const sixteen[] = {&unfused_topk_variant, &fast_topk_variant};
     static const topk_variant *const batch1[] = {&unfused_topk_variant, &fast_row_topk_variant, &fast_split_topk_variant,
                                                  &fast_topk_variant};
@@ -75,12 +80,12 @@ static int default_run(const stage_context *st)
     /* One case, its reference 1024 deep, serves the workload and the whole K sweep. */
     topk_case c = topk_case_create(8192, 50257, DTYPE_F32, input, seed, 1024);
     title(st, "The workload of claims C7–C10: B=64, T=128, V=50257 float32 logits (GPT-2's vocabulary).");
-    failed += experiment(st, &c, headline, 3, 10, "workload");
-    failed += experiment(st, &c, headline, 3, 50, "workload");
+    failed += experiment(st, &c, headline, 4, 10, "workload");
+    failed += experiment(st, &c, headline, 4, 50, "workload");
     printf("\n");
     title(st, "K from 1 to 1024, same logits.");
     for (int i = 0; i < 5; i++)
-        failed += experiment(st, &c, headline, 3, sweep[i], "k_sweep");
+        failed += experiment(st, &c, headline, 4, sweep[i], "k_sweep");
     topk_case_destroy(&c);
     printf("\n");
 
@@ -117,11 +122,14 @@ static void refuse_past_limits(const stage_context *st, size_t rows, size_t cols
         die(EXIT_USAGE, "--output: %s %s", writer->name, why);
 }
 
-/* One line naming the variants that cannot take the case on this GPU, and why; nothing when all can. */
-static void say_left_out(const topk_case *c, int k)
+/* One line naming the chosen variants that cannot take the case on this GPU, and why; nothing when all
+ * can. */
+static void say_left_out(const stage_context *st, const topk_case *c, int k)
 {
     char line[1024] = "", why[128];
     for (int v = 0; v < N_VARIANTS; v++) {
+        if (!stage_chosen(st, all[v]->name))
+            continue;
         const char *reason = topk_refusal(all[v], c->rows, c->cols, k, c->dtype, why, sizeof why);
         if (!reason && all[v]->why_not_here)
             reason = all[v]->why_not_here();
@@ -161,7 +169,7 @@ static int custom_run(const stage_context *st, topk_case *c, int k, const npy_lo
 {
     *failed_answer = NULL;
     if (!st->opts.variant)
-        say_left_out(c, k);
+        say_left_out(st, c, k);
     title(st, file ? "Your logits." : "Random logits.");
     int failed = experiment(st, c, all, N_VARIANTS, k, file ? "input" : "custom");
     if (!st->opts.output_prefix)
