@@ -40,6 +40,8 @@ runs=(
     "04_warp/run_solution         | --variant exercise --rows 1001 --cols 13"
     "04_warp/run_solution         | --variant exercise --rows 17 --cols 16"
     "05_online/run_solution       | --variant exercise --sizes 1,3,5,1025,1M,4325381" # the unrolled loop's edge + 5
+    "06_fused_topk/run_solution   | --variant exercise --rows 5 --cols 257 --k 1"
+    "06_fused_topk/run_solution   | --variant exercise --rows 7 --cols 50257 --k 1 --dtype bf16"
 )
 
 log=$(mktemp)
