@@ -59,7 +59,9 @@ const char *gpu_timing_method(int warmup, int iters);
 /* Median, min and max of ms[0..n-1] (sorts ms in place). */
 gpu_timing timing_summary(double *ms, int n);
 
-/* Ceilings measured in this run, in GB/s (1 GB = 1e9 bytes), each timed as gpu_time() times a row:
+/* Ceilings measured in this run, in GB/s (1 GB = 1e9 bytes), each timed as gpu_time() times a row
+ * but from its fastest run, not its median: a ceiling is the fastest the memory was seen to go,
+ * which a row's median, with the same timing noise, stays under:
  *  - copy: bytes read + bytes written by the fastest of two copies (cudaMemcpy device-to-device, and
  *    a kernel in which each block copies one 16 KB tile) at three sizes, from the L2's size to a
  *    buffer many times it. Why sizes near the L2: the stop event fires once the last stores reach

@@ -77,7 +77,7 @@ void stage_parse(stage_context *st, int argc, char **argv, const char *about, co
 void stage_open(stage_context *st, int argc, char **argv, relative_mode relative)
 {
     const bool topk = st->kind == STAGE_TOPK;
-    const char *ceiling_name = topk ? "read (16-byte loads)" : "device-to-device copy";
+    const char *ceiling_name = topk ? "read (16-byte loads), fastest run" : "copy (cudaMemcpy or 16 KB tiles), fastest run";
     gpu_open(&st->gpu);
     const double ceiling = topk ? gpu_read_ceiling_gbps() : gpu_copy_ceiling_gbps();
     report_device(&st->gpu, ceiling_name, ceiling);

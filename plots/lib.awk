@@ -19,8 +19,9 @@ ncols == 0 { for (i = 1; i <= NF; i++) col[i] = $i; ncols = NF; next }
 }
 
 # The ceiling the run measured, in GB/s, from its '# ceiling:' line: the number before the first
-# "GB/s" ("device-to-device copy 4246.3 GB/s; dram theoretical ..." for stages 01-05, "read
-# (16-byte loads) 4403.5 GB/s; ..." for stage 06). The time model below divides by it.
+# "GB/s" ("copy (cudaMemcpy or 16 KB tiles), fastest run 3100.0 GB/s; dram theoretical ..." for
+# stages 01-05, "read (16-byte loads), fastest run 4403.5 GB/s; ..." for stage 06). The time
+# model below divides by it.
 function ceiling_gbps(line,    w, n) {
     n = split(substr(line, 1, index(line, " GB/s") - 1), w, " ")
     if (n == 0 || w[n] + 0 <= 0) { printf "%s: no ceiling in GB/s in '# ceiling: %s'\n", FILENAME, line > "/dev/stderr"; exit 1 }
