@@ -73,9 +73,9 @@ sanitize: test-build
 # variant its README discusses), every kernel of the variant in the verification run and in one
 # timed run, with the sections the course reads: GPU Speed Of Light (memory and compute throughput),
 # Memory Workload Analysis (the bytes at each level), Occupancy, Launch Statistics (registers,
-# shared memory, grid) and Warp State Statistics (why warps stall). The kernel that measures the
-# read ceiling is left out. make sass STAGE=N: the SASS of the stage's own kernels, as compiled
-# for ARCH, with their names demangled.
+# shared memory, grid) and Warp State Statistics (why warps stall). The harness's own kernels (the
+# ceilings' and the L2 flush: read_sweep_kernel, tile_copy_kernel) are left out. make sass STAGE=N:
+# the SASS of the stage's own kernels, as compiled for ARCH, with their names demangled.
 NCU ?= ncu
 CUOBJDUMP ?= cuobjdump
 PROFILE_ARGS_1 := --n 100M
@@ -90,7 +90,7 @@ chosen_stage = $(or $(call stage_dir,$(STAGE)),$(error make $@ needs STAGE=N, N 
 profile:
 	$(MAKE) -C $(chosen_stage)
 	cd $(chosen_stage) && $(NCU) --clock-control none $(NCU_SECTIONS:%=--section %) \
-	    --kernel-name 'regex:^(?!read_sweep)' ./run $(PROFILE_ARGS_$(STAGE)) --iters 1 --warmup 0
+	    --kernel-name 'regex:^(?!read_sweep|tile_copy)' ./run $(PROFILE_ARGS_$(STAGE)) --iters 1 --warmup 0
 
 sass:
 	$(MAKE) -C $(chosen_stage)
