@@ -1,15 +1,16 @@
 # The claims-table rows that rest on more than one stage's data, or on a stage's data read against a
-# figure the claim quotes, from plots/data/02_multipass.csv, 04_warp.csv and 06_fused_topk.csv (run
-# after plots/files.awk) and from Nsight Compute's report on fused (plots/data/ncu_06_fused.log).
-# Every number printed comes from those files; the claims' own figures are quoted as the claims
-# state them.
+# figure the claim quotes (run after plots/common.awk and plots/files.awk, with every CSV of
+# plots/data/<gpu>/ as input and primary, the primary GPU's folder, set by plots/make_plots.sh):
+# from the primary GPU's 02_multipass.csv, 04_warp.csv and 06_fused_topk.csv, and from Nsight
+# Compute's report on fused (plots/data/h100-sxm/ncu_06_fused.log). Every number printed comes from
+# those files; the claims' own figures are quoted as the claims state them.
 
 # The first kernel of an Nsight Compute log (Launch Statistics and Occupancy sections), as
-# ncu[metric name] = value; ncu["GPU"] is the GPU line the program printed.
+# ncu[metric name] = value; ncu["GPU"] is the name of the GPU the program said it ran on.
 # A metric's line is its name (words one space apart), then its unit if any, then its value.
 function read_ncu(path,    line, n, w, name) {
     while ((getline line < path) > 0) {
-        if (line ~ /^GPU: /) { ncu["GPU"] = substr(line, 6); sub(/ \(.*/, "", ncu["GPU"]) }
+        if (line ~ /^GPU: /) ncu["GPU"] = gpu_name(substr(line, 6))
         if (line ~ /^  [^ ].*<[0-9]+>\(/ && !("template" in ncu)) { ncu["template"] = line; sub(/^[^<]*</, "", ncu["template"]); sub(/>.*/, "", ncu["template"]) }
         if (!match(line, /^    [A-Z#][^ ]*( [^ ]+)*/)) continue
         name = substr(line, 5, RLENGTH - 4)
@@ -28,16 +29,16 @@ END {
 
     # C11: the cost of a launch. At n = 1K the bytes take nanoseconds, so the time of each softmax
     # is its launches; multipass makes more of them than naive in the same run.
-    f = "02_multipass"
+    f = primary "/02_multipass"
     nv = find(f, "timing", "naive", "cols=1000"); mp = find(f, "timing", "multipass", "cols=1000")
     extra = val[f, mp, "launches"] - val[f, nv, "launches"]
     per_launch = (val[f, mp, "median_ms"] - val[f, nv, "median_ms"]) / extra
-    printf "| <a id=\"c11\"></a>C11 | A kernel launch costs 0.01–0.02 ms (10–20 µs), so every launch a softmax saves is worth that much | at n = 1K (02_multipass): naive, %d launches, %s; multipass, %d launches, %s: %s for each extra launch, the small reductions' work included | %s |\n", \
-        val[f, nv, "launches"], us(val[f, nv, "median_ms"]), val[f, mp, "launches"], us(val[f, mp, "median_ms"]), us(per_launch), \
+    printf "| <a id=\"c11\"></a>C11 | A kernel launch costs 0.01–0.02 ms (10–20 µs), so every launch a softmax saves is worth that much | at n = 1K (%s): naive, %d launches, %s; multipass, %d launches, %s: %s for each extra launch, the small reductions' work included | %s |\n", \
+        f, val[f, nv, "launches"], us(val[f, nv, "median_ms"]), val[f, mp, "launches"], us(val[f, mp, "median_ms"]), us(per_launch), \
         (1000 * per_launch < 10) ? "refuted: a launch queued behind others costs " sprintf("%.0f", 10 / (1000 * per_launch)) "–" sprintf("%.0f", 20 / (1000 * per_launch)) "× less here; the whole two-launch softmax takes less than the claimed cost of one launch" : "confirmed"
 
     # C12: shuffles instead of the tree's last steps, in the fused three-kernel softmax.
-    f = "04_warp"
+    f = primary "/04_warp"
     cells = ""; low = 1e9
     split("1000000 10000000 100000000", ns, " "); split("1M 10M 100M", names, " ")
     for (i = 1; i <= 3; i++) {
@@ -46,25 +47,25 @@ END {
         if (gain < low) low = gain
         cells = cells (i > 1 ? ", " : "") sprintf("%+.0f %% at n = %s", gain, names[i])
     }
-    printf "| <a id=\"c12\"></a>C12 | Warp shuffles in place of the last steps of the fused three-kernel softmax's shared-memory reductions make it another 8–10 %% faster | fused_warp against fused, same bytes (04_warp): %s | %s |\n", \
-        cells, (low >= 8) ? "exceeded: the claim replaced only the tree's last steps; fused_warp reduces each warp's 32 values in registers and passes the block one shared array of 32 warp results with two barriers, where the tree stores, loads and waits at a barrier at each of its 8 steps" : "not reproduced"
+    printf "| <a id=\"c12\"></a>C12 | Warp shuffles in place of the last steps of the fused three-kernel softmax's shared-memory reductions make it another 8–10 %% faster | fused_warp against fused, same bytes (%s): %s | %s |\n", \
+        f, cells, (low >= 8) ? "exceeded: the claim replaced only the tree's last steps; fused_warp reduces each warp's 32 values in registers and passes the block one shared array of 32 warp results with two barriers, where the tree stores, loads and waits at a barrier at each of its 8 steps" : "not reproduced"
 
     # C14, C15: one token, and a batch. The bytes of one row take well under a microsecond at the
     # read ceiling, so one row's time is the launch and the latency of its loads.
-    f = "06_fused_topk"
+    f = primary "/06_fused_topk"
     one = find(f, "batch1", "fast", "cols=50257 k=50")
     ceiling = val[f, one, "ceiling_gbps"]
-    printf "| <a id=\"c14\"></a>C14 | The fused softmax + top-K of one token (V ≈ 50,000, K = 50) takes 5–10 µs of kernel time | fast on 1 × 50257, K = 50: %s by events, launch included; its %.0f KB take %.2f µs at the read ceiling | %s |\n", \
-        us(val[f, one, "median_ms"]), val[f, one, "bytes_per_row"] / 1000, val[f, one, "bytes_per_row"] / ceiling / 1000, \
+    printf "| <a id=\"c14\"></a>C14 | The fused softmax + top-K of one token (V ≈ 50,000, K = 50) takes 5–10 µs of kernel time | fast on 1 × 50257, K = 50 (%s): %s by events, launch included; its %.0f KB take %.2f µs at the read ceiling | %s |\n", \
+        f, us(val[f, one, "median_ms"]), val[f, one, "bytes_per_row"] / 1000, val[f, one, "bytes_per_row"] / ceiling / 1000, \
         (val[f, one, "median_ms"] <= 0.010) ? "confirmed; the time is the launch and one row's load latency, not its bytes" : "not reproduced"
     b = find(f, "workload", "fast", "k=50")
     rate = val[f, b, "rows"] / val[f, b, "median_ms"] / 1000
-    printf "| <a id=\"c15\"></a>C15 | A batch of 1,024 tokens takes 5–10 ms: 100–200 million tokens a second | fast on %d × 50257, K = 50: %.3f ms, %.1f million rows a second (%.3f ms per 1,024 rows at that rate) | refuted: a batch's rows run side by side, so 1,024 rows take far less than 1,024 times one; the claim's two figures also disagree (5–10 ms for 1,024 tokens is 0.1–0.2 million a second) |\n", \
-        val[f, b, "rows"], val[f, b, "median_ms"], rate, 1024 / rate / 1000
+    printf "| <a id=\"c15\"></a>C15 | A batch of 1,024 tokens takes 5–10 ms: 100–200 million tokens a second | fast on %d × 50257, K = 50 (%s): %.3f ms, %.1f million rows a second (%.3f ms per 1,024 rows at that rate) | refuted: a batch's rows run side by side, so 1,024 rows take far less than 1,024 times one; the claim's two figures also disagree (5–10 ms for 1,024 tokens is 0.1–0.2 million a second) |\n", \
+        val[f, b, "rows"], f, val[f, b, "median_ms"], rate, 1024 / rate / 1000
 
     # C16: what one block of fused asks of an SM, from Nsight Compute. A block's resident limit is
     # the smallest of its Block Limit lines; each warp is one row.
-    read_ncu("plots/data/ncu_06_fused.log")
+    read_ncu("plots/data/h100-sxm/ncu_06_fused.log")
     blocks = 1e9
     split("Registers,Shared Mem,Warps,SM,Barriers", limits, ",")
     for (i = 1; i <= 5; i++) if (ncu["Block Limit " limits[i]] + 0 < blocks) { blocks = ncu["Block Limit " limits[i]] + 0; by = limits[i] }
@@ -78,17 +79,18 @@ END {
 
     # C17: low arithmetic intensity makes a kernel bandwidth-bound only if its instructions keep up.
     fa = find(f, "workload", "fast", "k=10"); fu = find(f, "workload", "fused", "k=10")
-    printf "| <a id=\"c17\"></a>C17 | The fused softmax + top-K does about 0.8 FLOP per byte it reads (1.5 by another count in the same text), far below the 9.6 FLOP per byte where an A100 stops being limited by memory, so its time is the time to read the logits | 8192 × 50257, K = 10: fast reads at %.1f %% of the read ceiling; fused, the design the claim describes (a sorted array per lane), at %.1f %% | confirmed for fast; not for the claim's own design, whose per-element insertions, not its bytes, set its time: a low intensity bounds the arithmetic, not the instructions around it |\n", \
-        val[f, fa, "pct_ceiling"], val[f, fu, "pct_ceiling"]
+    printf "| <a id=\"c17\"></a>C17 | The fused softmax + top-K does about 0.8 FLOP per byte it reads (1.5 by another count in the same text), far below the 9.6 FLOP per byte where an A100 stops being limited by memory, so its time is the time to read the logits | 8192 × 50257, K = 10 (%s): fast reads at %.1f %% of the read ceiling; fused, the design the claim describes (a sorted array per lane), at %.1f %% | confirmed for fast; not for the claim's own design, whose per-element insertions, not its bytes, set its time: a low intensity bounds the arithmetic, not the instructions around it |\n", \
+        f, val[f, fa, "pct_ceiling"], val[f, fu, "pct_ceiling"]
 
     # C18: a sorted register array against a heap, for K <= 32.
-    printf "| <a id=\"c18\"></a>C18 | For K ≤ 32, a sorted array in each lane's registers is faster than a binary heap: no pointer chasing, predictable branches, registers rather than shared memory | no heap was built here. What was measured (8192 × 50257, K = 10): the sorted array (fused) takes %.3f ms; fast, which keeps no per-lane list (a threshold drops almost every logit before any insertion), %.3f ms, %s faster | not tested: a heap's sift-down indexes its array with a run-time position, which puts the array in local memory, not registers, so the claim is plausible; but the choice that decides the time is filtering before inserting, not the list's shape |\n", \
-        val[f, fu, "median_ms"], val[f, fa, "median_ms"], speedup(fu, fa, f)
+    printf "| <a id=\"c18\"></a>C18 | For K ≤ 32, a sorted array in each lane's registers is faster than a binary heap: no pointer chasing, predictable branches, registers rather than shared memory | no heap was built here. What was measured (8192 × 50257, K = 10, %s): the sorted array (fused) takes %.3f ms; fast, which keeps no per-lane list (a threshold drops almost every logit before any insertion), %.3f ms, %s faster | not tested: a heap's sift-down indexes its array with a run-time position, which puts the array in local memory, not registers, so the claim is plausible; but the choice that decides the time is filtering before inserting, not the list's shape |\n", \
+        f, val[f, fu, "median_ms"], val[f, fa, "median_ms"], speedup(fu, fa, f)
 
     # C19: one lane per row, as tensor memory lays rows out; stage 04's thread_per_row maps rows the same way.
-    f = "04_warp"
+    f = primary "/04_warp"
     t32 = find(f, "rows_sweep", "thread_per_row", "cols=32"); w32 = find(f, "rows_sweep", "warp_per_row", "cols=32")
     t1k = find(f, "rows_sweep", "thread_per_row", "cols=1024"); w1k = find(f, "rows_sweep", "warp_per_row", "cols=1024")
-    printf "| <a id=\"c19\"></a>C19 | On Blackwell, a softmax of many rows can take its scores from tensor memory one row per lane (the 32x32b.x8 load: lane i reads row i), and is right in all 72 configurations tried (cosine similarity ≥ 0.999996 against a reference) | not testable here: tensor memory needs sm_100, this GPU is sm_90. The same mapping in registers is stage 04's thread_per_row: warp_per_row is %s faster at 32 columns and %s at 1024 (04_warp), since a thread per row reads memory with a stride of a row | not testable here; a cosine of 0.999996 would also pass outputs this course's check fails, since a relative error on a row's small probabilities barely moves it |\n", \
-        speedup(t32, w32, f), speedup(t1k, w1k, f)
+    printf "| <a id=\"c19\"></a>C19 | On Blackwell, a softmax of many rows can take its scores from tensor memory one row per lane (the 32x32b.x8 load: lane i reads row i), and is right in all 72 configurations tried (cosine similarity ≥ 0.999996 against a reference) | not testable here: tensor memory needs sm_100, this GPU is sm_90. The same mapping in registers is stage 04's thread_per_row: warp_per_row is %s faster at 32 columns and %s at 1024 (%s), since a thread per row reads memory with a stride of a row | not testable here; a cosine of 0.999996 would also pass outputs this course's check fails, since a relative error on a row's small probabilities barely moves it |\n", \
+        speedup(t32, w32, f), speedup(t1k, w1k, f), f
+
 }
