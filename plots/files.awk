@@ -17,6 +17,9 @@ ncols[file] == 0 { for (i = 1; i <= NF; i++) col[file, i] = $i; ncols[file] = NF
     for (i = 1; i <= NF; i++) val[file, n, col[file, i]] = $i
 }
 
+# Whether the file `f` was read ("h100-sxm/02_multipass"): a GPU's folder may lack a stage.
+function has(f) { return f in ncols }
+
 # The row of `file` with this experiment and variant, and every other column named in `also`
 # ("cols=100000000 k=10") equal to the value given; dies when there is none.
 function find(f, experiment, variant, also,    r, m, w, i, kv, ok) {
