@@ -10,7 +10,7 @@ DEPS_PACKAGES := libcriterion-dev gnuplot-nox
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
 # (stageN is a pattern rule, so it is not listed as phony: make skips pattern rules for those)
-.PHONY: all help test-build test stress sanitize profile sass fuzz plots deps clean $(STAGES)
+.PHONY: all help test-build test stress sanitize profile sass fuzz plots reproduce deps clean $(STAGES)
 
 all: $(STAGES)
 
@@ -28,7 +28,11 @@ help:
 	@echo "                         launch and warp-stall sections of each of its kernels (needs a GPU and ncu)"
 	@echo "  make sass STAGE=N      the machine code (SASS) the compiler made of stage N's kernels (cuobjdump)"
 	@echo "  make fuzz              the .npy reader and the command line under libFuzzer, FUZZ_SECONDS each (needs clang)"
-	@echo "  make plots             regenerate charts and the tables in EXPERIMENTS.md and README.md from plots/data/*.csv"
+	@echo "  make plots             regenerate charts and the tables in EXPERIMENTS.md and README.md from the runs in"
+	@echo "                         plots/data/<gpu>/, one folder for each GPU (no GPU needed)"
+	@echo "  make reproduce         every stage's default experiment on this machine's GPU, its CSVs written to"
+	@echo "                         plots/data/<gpu>/ (the other GPUs' folders untouched), then make plots"
+	@echo "                         (needs a GPU; about 3 minutes on an H200)"
 	@echo "  make deps              install Criterion and gnuplot (apt-get; sudo when not root)"
 	@echo "  make clean             remove build outputs"
 	@echo "Variables:"
@@ -110,6 +114,11 @@ fuzz:
 plots:
 	@command -v gnuplot >/dev/null || $(MAKE) deps
 	sh plots/make_plots.sh
+
+# make reproduce: plots/reproduce.sh builds every stage, runs each one's default experiment into
+# plots/data/<gpu>/ (the folder named from this machine's GPU) and then runs make plots.
+reproduce:
+	bash plots/reproduce.sh
 
 deps:
 	@if command -v apt-get >/dev/null && { [ -z "$(SUDO)" ] || command -v sudo >/dev/null; }; then \

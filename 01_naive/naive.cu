@@ -19,7 +19,7 @@
 // Run:   make stage1 && ./run          (Experiment 1, then timing over 1K..100M)
 //        ./run --n 1M --range 500:1000 (any size and input range)
 //
-// The numbers, measured: EXPERIMENTS.md, Experiments 1 and 2 (data: plots/data/01_naive.csv).
+// The numbers, measured: EXPERIMENTS.md, Experiments 1 and 2 (data: plots/data/h200/01_naive.csv).
 #include "../common/check.h"
 #include "../common/gpu.h"
 #include "naive.h"

@@ -19,8 +19,8 @@
 // Run:   make stage2 && ./run                    (stable where 01 overflowed; timing vs 01)
 //        ./run --n 1M --range 500:1000 --variant multipass
 //
-// The numbers, measured: EXPERIMENTS.md, Experiment 2 (data: plots/data/02_multipass.csv). What
-// limits this kernel is the shared-memory tree, not DRAM: README.md says why.
+// The numbers, measured: EXPERIMENTS.md, Experiment 2 (data: plots/data/h200/02_multipass.csv).
+// What limits this kernel is the shared-memory tree, not DRAM: README.md says why.
 #include "../common/check.h"
 #include "block_reduce.cuh"
 #include "multipass.h"

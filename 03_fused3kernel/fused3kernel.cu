@@ -24,8 +24,8 @@
 // Run:   make stage3 && ./run                       (multipass vs both fused versions, 100K..100M)
 //        ./run --n 100M --variant single_block_merge
 //
-// The numbers, measured: EXPERIMENTS.md, Experiment 3 (data: plots/data/03_fused3kernel.csv). What
-// holds fused back is the two shared-memory trees of block_stats_kernel: README.md says why.
+// The numbers, measured: EXPERIMENTS.md, Experiment 3 (data: plots/data/h100-sxm/03_fused3kernel.csv).
+// What holds fused back is the two shared-memory trees of block_stats_kernel: README.md says why.
 #include "../02_multipass/block_reduce.cuh"
 #include "../common/check.h"
 #include "../common/gpu.h"

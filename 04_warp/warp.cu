@@ -25,7 +25,7 @@
 // Run:   make stage4 && ./run                              (tree vs shuffles; mappings vs cols)
 //        ./run --rows 4096 --cols 4096 --variant block_per_row
 //
-// The numbers, measured: EXPERIMENTS.md, Experiment 4 (data: plots/data/04_warp.csv).
+// The numbers, measured: EXPERIMENTS.md, Experiment 4 (data: plots/data/h200/04_warp.csv).
 #include "../common/check.h"
 #include "../common/gpu.h"
 #include "warp.h"

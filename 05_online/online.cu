@@ -43,8 +43,8 @@
 // Run:   make stage5 && ./run                              (1-D and rows, against cuDNN)
 //        ./run --rows 8192 --cols 50257 --variant online_rows
 //
-// The numbers, measured: EXPERIMENTS.md, Experiment 5 (data: plots/data/05_online.csv); README.md
-// says what limits the row softmax at 131072 x 128 and at 8192 x 50257.
+// The numbers, measured: EXPERIMENTS.md, Experiment 5 (data: plots/data/h200/05_online.csv);
+// README.md says what limits the row softmax at 131072 x 128 and at 8192 x 50257.
 #include <stdint.h>
 
 #include "../04_warp/warp.h"

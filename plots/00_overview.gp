@@ -1,11 +1,12 @@
 # The README's overview: each step of the two roads as a percent of the ceiling measured in its run,
-# its median time above the bar. One softmax over 10^8 floats (naive from stage 02's run, the rest
-# and cuDNN from stage 05's), then top-10 of 8192 x 50257 float32 logits (stage 06's run). The
-# libraries' bars are grey.
+# its median time above the bar, on the primary GPU (the first of `gpus`, which plots/make_plots.sh
+# passes). One softmax over 10^8 floats (naive from stage 02's run, the rest and cuDNN from stage
+# 05's), then top-10 of 8192 x 50257 float32 logits (stage 06's run). The libraries' bars are grey.
 name = "00_overview"
-naive_run = "plots/data/02_multipass.csv"
-softmax_run = "plots/data/05_online.csv"
-topk_run = "plots/data/06_fused_topk.csv"
+primary = word(gpus, 1)
+naive_run = "plots/data/" . primary . "/02_multipass.csv"
+softmax_run = "plots/data/" . primary . "/05_online.csv"
+topk_run = "plots/data/" . primary . "/06_fused_topk.csv"
 
 softmax_x(v) = v eq "multipass" ? 1 : v eq "fused" ? 2 : v eq "fused_warp" ? 3 : v eq "online" ? 4 : v eq "cudnn" ? 5 : NaN
 topk_x(v) = v eq "torch" ? 7 : v eq "unfused" ? 8 : v eq "fused" ? 9 : v eq "fast" ? 10 : NaN

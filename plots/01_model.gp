@@ -1,7 +1,8 @@
 # The time model of the naive kernel: its median time over the time its 12 bytes per element take
-# at the copy ceiling of the same run, against n.
+# at the copy ceiling of the same run, against n, for each GPU.
 name = "01_model"
-data = "plots/data/01_naive.csv"
+stage = "01_naive"
+load "plots/runs.gp"
 load "plots/model.gp"
 timing(v) = strcol("experiment") eq "timing" ? v : NaN
 
@@ -14,5 +15,6 @@ set yrange [0.5:*]
 set key top right
 
 draw = 'plot @one, \
-            data using (timing(column("cols"))):(timing(softmax_ratio(0))) with linespoints pt 7 lw 2 lc rgb "#0055aa" title "naive (12 B/elem)"'
+            for [i = 1:nruns] run(i) using (timing(column("cols"))):(timing(softmax_ratio(i))) with linespoints pt 7 lw 2 dt i lc rgb "#0055aa" title once(i, "naive (12 B/elem)"), \
+            @gpu_keys'
 load "plots/style.gp"

@@ -1,15 +1,14 @@
-# Tables, findings and claims for 01_naive, from plots/data/01_naive.csv.
-# Run by plots/make_plots.sh after plots/lib.awk.
+# Tables, findings and claims for 01_naive, from plots/data/<gpu>/01_naive.csv.
+# Run by plots/make_plots.sh after plots/common.awk and plots/lib.awk, once for each GPU.
 
 END {
-    csv = "plots/data/01_naive.csv"
-    setup_block("setup:01_naive", csv)
+    setup_block("setup:01_naive")
 
-    block("table:01_overflow")
+    table_block("table:01_overflow")
     accuracy_table("overflow")
     split(rows_where("experiment", "overflow"), ov, " ")
 
-    block("table:01_overflow_sweep")
+    table_block("table:01_overflow_sweep")
     print "| inputs | sum of outputs | NaN/Inf outputs | check |"
     print "|---|---:|---:|:---:|"
     m = split(rows_where("experiment", "overflow_sweep"), sw, " ")
@@ -24,11 +23,16 @@ END {
         if (all_nan == "" && val[r, "nonfinite"] == val[r, "cols"]) all_nan = h
     }
 
-    block("table:01_timing")
+    table_block("table:01_timing")
     timing_table("timing", "")
     m = split(rows_where("experiment", "timing"), tm, " ")
     big = tm[m]
     small = tm[1]
+    ratio("findings:01_timing", "naive's % of the copy ceiling at n = " count(val[big, "cols"]), num(val[big, "pct_ceiling"], "%.1f"))
+    ratio("findings:01_timing", "its measured / predicted there", times(model_ratio(big)))
+
+    # The findings and the claim: from the stage's lead run only.
+    if (!lead) exit
 
     block("findings:01_overflow")
     safe = ov[1]; huge = ov[2]
@@ -50,6 +54,6 @@ END {
         val[big, "bytes_per_elem"], model_by_size("timing", "naive")
 
     block("claims")
-    printf "| <a id=\"c1\"></a>C1 | Softmax computed as exp(x) / Σ exp(x), without subtracting the max, overflows on inputs in [500, 1000] | %s of %s outputs NaN/Inf, sum %s (01_naive) | %s |\n", \
-        val[huge, "nonfinite"], val[huge, "cols"], val[huge, "row_sum"], val[huge, "nonfinite"] == val[huge, "cols"] ? "confirmed" : "not reproduced"
+    printf "| <a id=\"c1\"></a>C1 | Softmax computed as exp(x) / Σ exp(x), without subtracting the max, overflows on inputs in [500, 1000] | %s of %s outputs NaN/Inf, sum %s%s | %s |\n", \
+        val[huge, "nonfinite"], val[huge, "cols"], val[huge, "row_sum"], claim_run(), val[huge, "nonfinite"] == val[huge, "cols"] ? "confirmed" : "not reproduced"
 }

@@ -1,7 +1,8 @@
 # The time model of experiment 2: each variant's median time over the time its own bytes take at the
-# copy ceiling of the same run, against n.
+# copy ceiling of the same run, against n, for each GPU.
 name = "02_model"
-data = "plots/data/02_multipass.csv"
+stage = "02_multipass"
+load "plots/runs.gp"
 load "plots/model.gp"
 timing(v, x) = (strcol("experiment") eq "timing" && strcol("variant") eq v) ? x : NaN
 
@@ -14,6 +15,7 @@ set yrange [0.5:*]
 set key top right
 
 draw = 'plot @one, \
-            data using (timing("naive", column("cols"))):(timing("naive", softmax_ratio(0))) with linespoints pt 7 lw 2 lc rgb "#0055aa" title "naive (12 B/elem)", \
-            data using (timing("multipass", column("cols"))):(timing("multipass", softmax_ratio(0))) with linespoints pt 5 lw 2 lc rgb "#aa5500" title "multipass (16 B/elem)"'
+            for [i = 1:nruns] run(i) using (timing("naive", column("cols"))):(timing("naive", softmax_ratio(i))) with linespoints pt 7 lw 2 dt i lc rgb "#0055aa" title once(i, "naive (12 B/elem)"), \
+            for [i = 1:nruns] run(i) using (timing("multipass", column("cols"))):(timing("multipass", softmax_ratio(i))) with linespoints pt 5 lw 2 dt i lc rgb "#aa5500" title once(i, "multipass (16 B/elem)"), \
+            @gpu_keys'
 load "plots/style.gp"

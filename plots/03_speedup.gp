@@ -1,6 +1,7 @@
-# Experiment 3: the speedup of both fused versions over multipass, against n.
+# Experiment 3: the speedup of both fused versions over multipass, against n, for each GPU.
 name = "03_speedup"
-data = "plots/data/03_fused3kernel.csv"
+stage = "03_fused3kernel"
+load "plots/runs.gp"
 speedup(v) = (strcol("experiment") eq "timing" && strcol("variant") eq v) ? column("baseline_ms") / column("median_ms") : NaN
 at(v) = (strcol("experiment") eq "timing" && strcol("variant") eq v) ? column("cols") : NaN
 
@@ -14,6 +15,7 @@ set yrange [0:*]
 set key bottom left
 
 draw = 'plot 1 with lines dt 2 lw 2 lc rgb "#444444" title "multipass", \
-            data using (at("single_block_merge")):(speedup("single_block_merge")) with linespoints pt 5 lw 2 lc rgb "#aa0000" title "single\\_block\\_merge (merge in one block)", \
-            data using (at("fused")):(speedup("fused")) with linespoints pt 7 lw 2 lc rgb "#0055aa" title "fused (merge over many blocks)"'
+            for [i = 1:nruns] run(i) using (at("single_block_merge")):(speedup("single_block_merge")) with linespoints pt 5 lw 2 dt i lc rgb "#aa0000" title once(i, "single\\_block\\_merge (merge in one block)"), \
+            for [i = 1:nruns] run(i) using (at("fused")):(speedup("fused")) with linespoints pt 7 lw 2 dt i lc rgb "#0055aa" title once(i, "fused (merge over many blocks)"), \
+            @gpu_keys'
 load "plots/style.gp"

@@ -1,15 +1,14 @@
-# Tables, findings and claims for 04_warp, from plots/data/04_warp.csv.
+# Tables, findings and claims for 04_warp, from plots/data/<gpu>/04_warp.csv.
 
 END {
-    setup_block("setup:04_warp", "plots/data/04_warp.csv")
-    block("table:04_rows_correctness")
+    setup_block("setup:04_warp")
+    table_block("table:04_rows_correctness")
     accuracy_table("rows_correctness")
-    block("table:04_reduction")
+    table_block("table:04_reduction")
     timing_table("timing", "speedup")
-    block("table:04_rows_sweep")
+    table_block("table:04_rows_sweep")
     timing_table("rows_sweep", "speedup")
 
-    block("findings:04_reduction")
     m = split(rows_where("experiment", "timing"), tm, " ")
     line = ""
     for (i = 1; i <= m; i++) {
@@ -18,6 +17,15 @@ END {
         line = line (line == "" ? "" : ", ") relative(r, "speedup") " at n = " count(val[r, "cols"])
         last = r
     }
+    ratio("findings:04_rows", "fused_warp over fused at n = " count(val[last, "cols"]), relative(last, "speedup"))
+    w = row_of("rows_sweep", "warp_per_row", 256); b = row_of("rows_sweep", "block_per_row", 4096)
+    ratio("findings:04_rows", "warp_per_row's % of the copy ceiling at " size_of(w), num(val[w, "pct_ceiling"], "%.1f"))
+    ratio("findings:04_rows", "block_per_row's measured / predicted at " size_of(b), times(model_ratio(b)))
+
+    # The findings and the claim: from the stage's lead run only.
+    if (!lead) exit
+
+    block("findings:04_reduction")
     printf "- fused_warp against fused (same kernels, same bytes, shuffles instead of the shared-memory tree): %s. At n = %s it reaches %s %% of the copy ceiling against fused's %s %%.\n", \
         line, count(val[last, "cols"]), num(val[last, "pct_ceiling"], "%.1f"), num(val[row_of("timing", "fused", val[last, "cols"]), "pct_ceiling"], "%.1f")
     printf "- Measured over the time their %s bytes per element take at the copy ceiling: fused %s; fused_warp %s.\n", \
@@ -45,6 +53,6 @@ END {
 
     block("claims")
     r = last
-    printf "| <a id=\"c5\"></a>C5 | Warp-shuffle reductions are faster than a shared-memory tree for the same algorithm, without moving fewer bytes | fused_warp vs fused: %s at n = %s, both %s bytes/elem (04_warp) | %s |\n", \
-        relative(r, "speedup"), count(val[r, "cols"]), val[r, "bytes_per_elem"], (val[r, "baseline_ms"] > val[r, "median_ms"]) ? "confirmed" : "not reproduced"
+    printf "| <a id=\"c5\"></a>C5 | Warp-shuffle reductions are faster than a shared-memory tree for the same algorithm, without moving fewer bytes | fused_warp vs fused: %s at n = %s, both %s bytes/elem%s | %s |\n", \
+        relative(r, "speedup"), count(val[r, "cols"]), val[r, "bytes_per_elem"], claim_run(), (val[r, "baseline_ms"] > val[r, "median_ms"]) ? "confirmed" : "not reproduced"
 }

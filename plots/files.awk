@@ -1,9 +1,10 @@
-# Shared by the scripts that read several CSVs (plots/overview.awk, plots/claims.awk): each file is
-# read as lib.awk reads one, under its own name without folder or .csv: meta[file, "key"] from its
+# Shared by the scripts that read several CSVs (plots/overview.awk, plots/claims.awk), after
+# plots/common.awk: each file is read as lib.awk reads one, under its path in plots/data without
+# .csv ("h200/02_multipass" for plots/data/h200/02_multipass.csv): meta[file, "key"] from its
 # '# key: value' lines, val[file, r, "column"] for its row r, nrows[file] rows.
 
 BEGIN { FS = "," }
-FNR == 1 { file = FILENAME; sub(/.*\//, "", file); sub(/\.csv$/, "", file); ncols[file] = 0 }
+FNR == 1 { file = FILENAME; sub(/^plots\/data\//, "", file); sub(/\.csv$/, "", file); ncols[file] = 0 }
 /^# / {
     line = substr($0, 3)
     k = index(line, ": ")
@@ -15,6 +16,9 @@ ncols[file] == 0 { for (i = 1; i <= NF; i++) col[file, i] = $i; ncols[file] = NF
     n = ++nrows[file]
     for (i = 1; i <= NF; i++) val[file, n, col[file, i]] = $i
 }
+
+# Whether the file `f` was read ("h100-sxm/02_multipass"): a GPU's folder may lack a stage.
+function has(f) { return f in ncols }
 
 # The row of `file` with this experiment and variant, and every other column named in `also`
 # ("cols=100000000 k=10") equal to the value given; dies when there is none.

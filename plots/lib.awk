@@ -1,7 +1,13 @@
-# Shared by the per-stage table scripts (plots/NN_*.awk). Reads one CSV written by a stage program
-# with --csv: its '# key: value' lines become meta["key"], the first other line names the columns,
-# and every later line is row r, read as val[r, "column"]. The stage script prints blocks in its
-# END rule; plots/splice.awk puts each block between its markers in EXPERIMENTS.md.
+# Shared by the per-stage table scripts (plots/NN_*.awk), after plots/common.awk. Reads one CSV
+# written by a stage program with --csv, plots/data/<gpu>/NN_<stage>.csv: its '# key: value' lines
+# become meta["key"], the first other line names the columns, and every later line is row r, read as
+# val[r, "column"]. The stage script prints blocks in its END rule; plots/splice.awk puts each block
+# between its markers in EXPERIMENTS.md.
+#
+# plots/make_plots.sh runs a stage script once for each GPU that has the stage's CSV, the primary GPU
+# first, and joins the blocks of the same name in that order. It sets lead to 1 for the first of
+# those runs, whose findings and claims the page prints; the other runs print their tables and
+# ratios.
 
 BEGIN { FS = "," }
 /^# / {
@@ -18,44 +24,57 @@ ncols == 0 { for (i = 1; i <= NF; i++) col[i] = $i; ncols = NF; next }
     for (i = 1; i <= NF; i++) val[nrows, col[i]] = $i
 }
 
-# The ceiling the run measured, in GB/s, from its '# ceiling:' line: the number before the first
-# "GB/s" ("copy (cudaMemcpy or 16 KB tiles), fastest run 3100.0 GB/s; dram theoretical ..." for
-# stages 01-05, "read (16-byte loads), fastest run 4403.5 GB/s; ..." for stage 06). The time
-# model below divides by it.
-function ceiling_gbps(line,    w, n) {
-    n = split(substr(line, 1, index(line, " GB/s") - 1), w, " ")
-    if (n == 0 || w[n] + 0 <= 0) { printf "%s: no ceiling in GB/s in '# ceiling: %s'\n", FILENAME, line > "/dev/stderr"; exit 1 }
-    return w[n] + 0
+# The run, as the claims name it: the CSV's path in plots/data without .csv, "h200/01_naive" for
+# plots/data/h200/01_naive.csv (plots/files.awk names files the same way).
+function run_name(    path) {
+    path = FILENAME
+    sub(/^plots\/data\//, "", path)
+    sub(/\.csv$/, "", path)
+    return path
 }
 
 # Starts the block that replaces <!-- BEGIN name --> ... <!-- END name --> in EXPERIMENTS.md.
 function block(name) { print "@@ " name }
 
-# Where the numbers came from: GPU, CUDA, date, ceiling, command. A --csv path that was absolute
-# on the machine that ran it (e.g. /root/out/NN.csv) is shown as the file it became here, csv:
-# that machine's folders mean nothing to a reader.
-function setup_block(name, csv,    command, n, w, i) {
+# Starts a table's block: a line naming the GPU and the ceiling of its run, then the table the
+# caller prints. The tables of several GPUs join under one marker, a blank line between them.
+function table_block(name) {
     block(name)
-    print "Measured on **" meta["gpu"] "**, CUDA " meta["cuda"] ", " meta["date"] "; ceiling in the same run: " meta["ceiling"] "."
+    if (!lead) print ""
+    print "**" gpu_name(meta["gpu"]) "**, ceiling in the same run: " ceiling_text(meta["ceiling"]) ":"
+    print ""
+}
+
+# Where the numbers came from, one list item for each GPU's run: GPU, CUDA, date, ceiling, command
+# and the CSV. A --csv path that was absolute on the machine that ran it (e.g. /root/out/NN.csv) is
+# shown as the file it became here: that machine's folders mean nothing to a reader.
+function setup_block(name,    command, n, w, i) {
+    block(name)
     n = split(meta["command"], w, " ")
     command = w[1]
     for (i = 2; i <= n; i++) {
-        if (w[i - 1] == "--csv" && substr(w[i], 1, 1) == "/") w[i] = csv
+        if (w[i - 1] == "--csv" && substr(w[i], 1, 1) == "/") w[i] = FILENAME
         command = command " " w[i]
     }
-    print "Command: `" command "` (data: [" csv "](" csv "))."
+    print "- Measured on **" meta["gpu"] "**, CUDA " meta["cuda"] ", " meta["date"] "; ceiling in the same run: " meta["ceiling"] "."
+    print "  Command: `" command "` (data: [" FILENAME "](" FILENAME "))."
 }
+
+# One ratio of this run, for the bullet that compares the GPUs: plots/compare.awk joins each label's
+# values, one for each GPU, at the end of the findings block `findings`. Only ratios go there (a % of
+# the run's ceiling, a speedup): a time depends on the GPU's bandwidth, clocks and L2, a ratio of
+# two times in the same run much less.
+function ratio(findings, label, value) {
+    block("ratios")
+    printf "%s\t%s\t%s\t%s\n", findings, gpu_name(meta["gpu"]), label, value
+}
+
+# How a claim's "measured here" cell ends: the run it read, " (h200/01_naive)".
+function claim_run() { return " (" run_name() ")" }
 
 # The launches cell: a library call (cuDNN) records 0, since the program cannot count the kernels
 # the library launches; the table says "library" instead of a count that looks like none.
 function launches_cell(r) { return val[r, "launches"] == 0 ? "library" : val[r, "launches"] }
-
-# 1000 -> 1K, 100000000 -> 100M (as the programs print sizes).
-function count(n,    k, s) {
-    s = ""
-    for (k = 0; k < 3 && n >= 1000 && n % 1000 == 0; k++) n /= 1000
-    return n substr("KMG", k, k > 0)
-}
 
 function num(x, f) { return (x == "nan" || x == "inf" || x == "-inf") ? x : sprintf(f, x) }
 

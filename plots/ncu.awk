@@ -1,15 +1,12 @@
-# A table of the kernels in an Nsight Compute log (plots/data/ncu_*.log, the text that
-# `ncu --section SpeedOfLight ...` prints), as a block named profile:<log name>.
-# Usage: awk -v name=ncu_02_03_100M -f plots/ncu.awk plots/data/ncu_02_03_100M.log
+# A table of the kernels in an Nsight Compute log (plots/data/<gpu>/ncu_*.log, the text that
+# `ncu --section SpeedOfLight ...` prints), as a block named profile:<log name>, under a line naming
+# the GPU, from the 'GPU:' line the stage program printed. plots/make_plots.sh runs it once for each
+# GPU that has the log, the primary GPU first (lead=1 for that one), and joins the tables.
+# Usage: awk -v name=ncu_02_03_100M -v lead=1 -f plots/common.awk -f plots/ncu.awk plots/data/h200/ncu_02_03_100M.log
 
 function flush() {
-    if (kernel != "") printf "| `%s` | %s | %s | %s | %s | %s | %s |\n", kernel, grid, regs, duration, dram, l1, sm
+    if (kernel != "") rows = rows sprintf("| `%s` | %s | %s | %s | %s | %s | %s |\n", kernel, grid, regs, duration, dram, l1, sm)
     kernel = ""
-}
-BEGIN {
-    print "@@ profile:" name
-    print "| kernel | (grid) x (block) | registers per thread | duration (µs, under ncu) | DRAM throughput % | L1/shared-memory throughput % | SM throughput % |"
-    print "|---|---|---:|---:|---:|---:|---:|"
 }
 # A kernel's header: "  [void ]name[<template args>](params) (grid)x(block), Context 1, Stream ...".
 /^  [^ ].*\), Context [0-9]+, Stream/ {
@@ -26,5 +23,15 @@ BEGIN {
 /^    DRAM Throughput / { dram = $NF }
 /^    L1\/TEX Cache Throughput / { l1 = $NF }
 /^    Compute \(SM\) Throughput / { sm = $NF }
-/^GPU: / { gpu = substr($0, 6); sub(/ \(.*/, "", gpu) }
-END { flush(); if (gpu != "") print "\nProfiled on " gpu "." }
+/^GPU: / { gpu = gpu_name(substr($0, 6)) }
+END {
+    flush()
+    if (gpu == "") { print FILENAME ": no 'GPU:' line, so no GPU to name" > "/dev/stderr"; exit 1 }
+    print "@@ profile:" name
+    if (!lead) print ""
+    print "Profiled on the **" gpu "**:"
+    print ""
+    print "| kernel | (grid) x (block) | registers per thread | duration (µs, under ncu) | DRAM throughput % | L1/shared-memory throughput % | SM throughput % |"
+    print "|---|---|---:|---:|---:|---:|---:|"
+    printf "%s", rows
+}

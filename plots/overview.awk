@@ -1,7 +1,8 @@
-# The README's results at a glance, from three CSVs: plots/data/02_multipass.csv (naive),
+# The README's results at a glance, from three CSVs of the primary GPU (its folder: the variable
+# primary, set by plots/make_plots.sh): plots/data/<primary>/02_multipass.csv (naive),
 # 05_online.csv (multipass to online, and cuDNN, in one run) and 06_fused_topk.csv (PyTorch to fast,
 # in one run). Prints the block that replaces <!-- BEGIN overview --> ... <!-- END overview --> in
-# README.md. Each file is read as lib.awk reads one, under the file's own name.
+# README.md. Each file is read as plots/files.awk reads it, under its path in plots/data.
 
 function ms(x) { return sprintf(x < 1 ? "%.3f" : "%.2f", x) }
 
@@ -19,9 +20,10 @@ function ceiling_row(what, f, r, bytes) {
 }
 
 END {
+    naive_run = primary "/02_multipass"; softmax_run = primary "/05_online"; topk_run = primary "/06_fused_topk"
     n = "cols=100000000"
-    naive = find("02_multipass", "timing", "naive", n)
-    multipass = find("05_online", "timing", "multipass", n)
+    naive = find(naive_run, "timing", "naive", n)
+    multipass = find(softmax_run, "timing", "multipass", n)
     print "@@ overview"
     print "**One softmax over 10⁸ floats**, uniform in [0, 10] (where even the naive kernel passes): the"
     print "median time; the percent of the ceiling (the time the 8 bytes of each element take at the copy"
@@ -30,39 +32,39 @@ END {
     print ""
     print "| step | stage | ms | % of ceiling | check | speedup |"
     print "|---|---|---:|---:|:---:|---:|"
-    t = step("naive: exp(x) / Σ exp(x), [overflows](01_naive) past x = 88.7", "01", "02_multipass", naive, 0)
-    t = step("multipass: max, then sum, then normalize", "02", "05_online", multipass, t)
-    t = step("fused: block statistics, one merge, normalize", "03", "05_online", find("05_online", "timing", "fused", n), t)
-    t = step("fused_warp: the same with warp shuffles", "04", "05_online", find("05_online", "timing", "fused_warp", n), t)
-    t = step("online: max and sum in one read", "05", "05_online", find("05_online", "timing", "online", n), t)
-    step("cuDNN `cudnnSoftmaxForward`, asked for one row of 10⁸", "05", "05_online", find("05_online", "timing", "cudnn", n), 0)
-    ceiling_row("copy ceiling: the 8 bytes an element must move", "05_online", multipass, 8e8)
+    t = step("naive: exp(x) / Σ exp(x), [overflows](01_naive) past x = 88.7", "01", naive_run, naive, 0)
+    t = step("multipass: max, then sum, then normalize", "02", softmax_run, multipass, t)
+    t = step("fused: block statistics, one merge, normalize", "03", softmax_run, find(softmax_run, "timing", "fused", n), t)
+    t = step("fused_warp: the same with warp shuffles", "04", softmax_run, find(softmax_run, "timing", "fused_warp", n), t)
+    t = step("online: max and sum in one read", "05", softmax_run, find(softmax_run, "timing", "online", n), t)
+    step("cuDNN `cudnnSoftmaxForward`, asked for one row of 10⁸", "05", softmax_run, find(softmax_run, "timing", "cudnn", n), 0)
+    ceiling_row("copy ceiling: the 8 bytes an element must move", softmax_run, multipass, 8e8)
     print ""
-    printf "On %s: naive from stage 02's run of %s (ceiling %s GB/s), the rest\n", meta["05_online", "gpu"], \
-        substr(meta["02_multipass", "date"], 1, 10), val["02_multipass", naive, "ceiling_gbps"]
+    printf "On %s: naive from stage 02's run of %s (ceiling %s GB/s), the rest\n", meta[softmax_run, "gpu"], \
+        substr(meta[naive_run, "date"], 1, 10), val[naive_run, naive, "ceiling_gbps"]
     printf "from stage 05's of %s (%s GB/s). cuDNN's FAIL: its error reaches %.1e, past the 1e-4 the\n", \
-        substr(meta["05_online", "date"], 1, 10), val["05_online", multipass, "ceiling_gbps"], \
-        val["05_online", find("05_online", "timing", "cudnn", n), "max_rel_err"]
-    r = find("05_online", "rows", "cudnn", "cols=50257")
+        substr(meta[softmax_run, "date"], 1, 10), val[softmax_run, multipass, "ceiling_gbps"], \
+        val[softmax_run, find(softmax_run, "timing", "cudnn", n), "max_rel_err"]
+    r = find(softmax_run, "rows", "cudnn", "cols=50257")
     printf "check allows, on this one long row, a shape it is not built for; on rows of 50257 it passes at\n"
-    printf "%.0f %% of the ceiling (Experiment 5). Each stage's README says what changed and why.\n", val["05_online", r, "pct_ceiling"]
+    printf "%.0f %% of the ceiling (Experiment 5). Each stage's README says what changed and why.\n", val[softmax_run, r, "pct_ceiling"]
     print ""
 
     w = "dtype=float32 k=10"
-    torch = find("06_fused_topk", "workload", "torch", w)
+    torch = find(topk_run, "workload", "torch", w)
     print "**Top-10 of the softmax of 8192 rows of 50257 logits** (float32), one run, against the ceiling"
     print "of reading the logits once:"
     print ""
     print "| step | stage | ms | % of ceiling | check | speedup |"
     print "|---|---|---:|---:|:---:|---:|"
-    t = step("PyTorch: `torch.topk(torch.softmax(x), 10)`", "", "06_fused_topk", torch, 0)
-    t = step("unfused: softmax written, then CUB's segmented sort", "06", "06_fused_topk", find("06_fused_topk", "workload", "unfused", w), t)
-    t = step("fused: a warp per row keeps its top K beside the online statistic", "06", "06_fused_topk", find("06_fused_topk", "workload", "fused", w), t)
-    t = step("fast: 16-byte loads; a threshold turns most logits away unsorted", "06", "06_fused_topk", find("06_fused_topk", "workload", "fast", w), t)
-    ceiling_row("read ceiling: the logits read once", "06_fused_topk", torch, 8192 * 50257 * 4)
+    t = step("PyTorch: `torch.topk(torch.softmax(x), 10)`", "", topk_run, torch, 0)
+    t = step("unfused: softmax written, then CUB's segmented sort", "06", topk_run, find(topk_run, "workload", "unfused", w), t)
+    t = step("fused: a warp per row keeps its top K beside the online statistic", "06", topk_run, find(topk_run, "workload", "fused", w), t)
+    t = step("fast: 16-byte loads; a threshold turns most logits away unsorted", "06", topk_run, find(topk_run, "workload", "fast", w), t)
+    ceiling_row("read ceiling: the logits read once", topk_run, torch, 8192 * 50257 * 4)
     print ""
-    printf "On %s, %s; read ceiling %s GB/s. PyTorch's FAIL is a convention, not\n", meta["06_fused_topk", "gpu"], \
-        substr(meta["06_fused_topk", "date"], 1, 10), val["06_fused_topk", torch, "ceiling_gbps"]
+    printf "On %s, %s; read ceiling %s GB/s. PyTorch's FAIL is a convention, not\n", meta[topk_run, "gpu"], \
+        substr(meta[topk_run, "date"], 1, 10), val[topk_run, torch, "ceiling_gbps"]
     print "wrong probabilities: among tied ones it does not always put the lower index first, as the course's reference does"
     print "([Experiment 6](EXPERIMENTS.md#experiment-6--top-k-of-a-softmax-without-writing-the-softmax-06_fused_topk))."
 }

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# make reproduce: every stage's default experiment on this machine's GPU, then make plots. Each stage
+# runs `./run --csv ../plots/data/<gpu>/NN_<stage>.csv` in its folder, <gpu> the folder named from
+# the GPU (gpu_folder below); stage 06 then adds PyTorch's rows (06_fused_topk/torch_topk.py) when
+# python3 can import torch with CUDA. No other GPU's folder is touched. A stage whose rows fail
+# verification keeps its CSV, FAIL rows included (the program writes it and exits 1); the script
+# says so, runs the other stages and make plots, and exits 1.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+# The folder of plots/data that a GPU's runs go to, from its name as nvidia-smi prints it: the name
+# lowercased, without "NVIDIA ", any run of characters other than letters and digits made one "-"
+# ("NVIDIA A100-SXM4-80GB" -> a100-sxm4-80gb, "NVIDIA GeForce RTX 4090" -> geforce-rtx-4090); the
+# H100's three forms by their form factor, which their names do not all say.
+gpu_folder() {
+    local name=${1#NVIDIA }
+    case $name in
+        "H100 80GB HBM3") echo h100-sxm ;;
+        "H100 PCIe") echo h100-pcie ;;
+        "H100 NVL") echo h100-nvl ;;
+        *) echo "$name" | tr '[:upper:]' '[:lower:]' | sed -e 's/[^a-z0-9]\{1,\}/-/g' -e 's/^-//' -e 's/-$//' ;;
+    esac
+}
+
+# The GPU the stage programs run on: CUDA's device 0, the first of CUDA_VISIBLE_DEVICES when that is
+# set (an index or a UUID, as nvidia-smi -i takes them).
+visible=${CUDA_VISIBLE_DEVICES:-0}
+gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader -i "${visible%%,*}" 2>/dev/null | head -n 1)
+if [ -z "$gpu" ]; then
+    echo "make reproduce: no NVIDIA GPU here (nvidia-smi found none); the experiments need one" >&2
+    exit 1
+fi
+out=plots/data/$(gpu_folder "$gpu")
+
+# The stages, and how long each one's default experiment took on an H200, in seconds.
+stages=(01_naive 02_multipass 03_fused3kernel 04_warp 05_online 06_fused_topk)
+seconds=(5 10 15 60 30 70)
+total=0
+for s in "${seconds[@]}"; do total=$((total + s)); done
+if python3 -c 'import sys, torch; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
+    torch=1; torch_note="plus PyTorch's rows for stage 06"
+else
+    torch=0; torch_note="PyTorch's rows for stage 06 skipped: python3 cannot import torch with CUDA"
+fi
+echo "make reproduce: $gpu, CSVs to $out/ (the other GPUs' folders are left as they are)"
+echo "six stages, about $((total / 60)) min $((total % 60)) s on an H200 once built; $torch_note"
+
+log=$(mktemp)
+stamp=$(mktemp)
+trap 'rm -f "$log" "$stamp"' EXIT
+echo "building the stages ..."
+if ! make all >"$log" 2>&1; then
+    tail -n 20 "$log"
+    echo "make reproduce: the build failed (above); nothing was run" >&2
+    exit 1
+fi
+mkdir -p "$out"
+
+# Each stage's output goes to $log, shown only where the stage stopped; each gets one line.
+failed=0
+for i in "${!stages[@]}"; do
+    stage=${stages[$i]}
+    csv=$out/$stage.csv
+    printf "stage %d/%d: %s (about %d s on an H200) ... " $((i + 1)) ${#stages[@]} "$stage" "${seconds[$i]}"
+    # The program renames its CSV over the old one only once it has written all of it: a CSV newer
+    # than the stamp is this run's.
+    touch "$stamp"
+    start=$SECONDS
+    (cd "$stage" && ./run --csv "../$csv") >"$log" 2>&1
+    status=$?
+    took=$((SECONDS - start))
+    fresh=0
+    [ "$csv" -nt "$stamp" ] && fresh=1
+    if [ $status -eq 0 ]; then
+        echo "$took s, PASS"
+    elif [ $fresh -eq 1 ]; then
+        echo "$took s, FAIL: its CSV keeps the failed rows"
+        failed=1
+    else
+        echo "$took s, stopped (exit code $status) before writing its CSV; the last of its output:"
+        tail -n 5 "$log" | sed 's/^/    /'
+        failed=1
+    fi
+    if [ "$stage" = 06_fused_topk ] && [ $torch -eq 1 ] && [ $fresh -eq 1 ]; then
+        printf "stage %d/%d: PyTorch's rows, 06_fused_topk/torch_topk.py ... " $((i + 1)) ${#stages[@]}
+        start=$SECONDS
+        if python3 06_fused_topk/torch_topk.py --csv "$csv" >"$log" 2>&1; then
+            echo "$((SECONDS - start)) s, appended to its CSV"
+        else
+            echo "$((SECONDS - start)) s, failed; the last of its output:"
+            tail -n 5 "$log" | sed 's/^/    /'
+            failed=1
+        fi
+    fi
+done
+
+rmdir --ignore-fail-on-non-empty "$out"  # where no stage wrote a CSV
+make plots || failed=1
+if [ $failed -ne 0 ]; then
+    echo "make reproduce: not every stage passed (above); $out/ keeps the CSVs they wrote" >&2
+    exit 1
+fi
+echo "make reproduce: every stage passed; $out/, the charts and the pages are regenerated"
