@@ -21,8 +21,8 @@ ncols[file] == 0 { for (i = 1; i <= NF; i++) col[file, i] = $i; ncols[file] = NF
 function has(f) { return f in ncols }
 
 # The row of `file` with this experiment and variant, and every other column named in `also`
-# ("cols=100000000 k=10") equal to the value given; dies when there is none.
-function find(f, experiment, variant, also,    r, m, w, i, kv, ok) {
+# ("cols=100000000 k=10") equal to the value given; 0 when there is none.
+function lookup(f, experiment, variant, also,    r, m, w, i, kv, ok) {
     m = split(also, w, " ")
     for (r = 1; r <= nrows[f]; r++) {
         if (val[f, r, "experiment"] != experiment || val[f, r, "variant"] != variant) continue
@@ -30,6 +30,12 @@ function find(f, experiment, variant, also,    r, m, w, i, kv, ok) {
         for (i = 1; i <= m; i++) { split(w[i], kv, "="); if (val[f, r, kv[1]] != kv[2]) ok = 0 }
         if (ok) return r
     }
+    return 0
+}
+
+# That row, where it must exist: dies when there is none.
+function find(f, experiment, variant, also,    r) {
+    if (r = lookup(f, experiment, variant, also)) return r
     printf "no row of %s.csv for %s %s %s\n", f, experiment, variant, also > "/dev/stderr"
     exit 1
 }
