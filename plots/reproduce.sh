@@ -32,9 +32,10 @@ if [ -z "$gpu" ]; then
 fi
 out=plots/data/$(gpu_folder "$gpu")
 
-# The stages, and how long each one's default experiment took on an H200, in seconds.
+# The stages, and how long each one's default experiment took on an H100 SXM, in seconds (PyTorch's
+# rows for stage 06 took 7 s more).
 stages=(01_naive 02_multipass 03_fused3kernel 04_warp 05_online 06_fused_topk)
-seconds=(5 10 15 60 30 70)
+seconds=(4 6 8 27 60 69)
 total=0
 for s in "${seconds[@]}"; do total=$((total + s)); done
 if python3 -c 'import sys, torch; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
@@ -43,7 +44,7 @@ else
     torch=0; torch_note="PyTorch's rows for stage 06 skipped: python3 cannot import torch with CUDA"
 fi
 echo "make reproduce: $gpu, CSVs to $out/ (the other GPUs' folders are left as they are)"
-echo "six stages, about $((total / 60)) min $((total % 60)) s on an H200 once built; $torch_note"
+echo "six stages, about $((total / 60)) min $((total % 60)) s on an H100 SXM once built; $torch_note"
 
 log=$(mktemp)
 stamp=$(mktemp)
@@ -61,7 +62,7 @@ failed=0
 for i in "${!stages[@]}"; do
     stage=${stages[$i]}
     csv=$out/$stage.csv
-    printf "stage %d/%d: %s (about %d s on an H200) ... " $((i + 1)) ${#stages[@]} "$stage" "${seconds[$i]}"
+    printf "stage %d/%d: %s (about %d s on an H100 SXM) ... " $((i + 1)) ${#stages[@]} "$stage" "${seconds[$i]}"
     # The program renames its CSV over the old one only once it has written all of it: a CSV newer
     # than the stamp is this run's.
     touch "$stamp"
