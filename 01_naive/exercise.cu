@@ -4,7 +4,7 @@
 // With B = 1000, the top of `--range 500:1000`, every exp(x - B) is at most 1 and cannot overflow.
 //
 // Your part: the two lines marked TODO still compute exp(x). Make them compute exp(x - BOUND),
-// then run
+// then run, from 01_naive/:
 //     make && ./run --variant exercise --n 1000 --range 500:1000   (FAIL now; PASS when done)
 //     ./run --variant exercise --n 1000 --range 0:10               (and this? README, Exercise)
 // The worked solution is solution/exercise.cu; `./run_solution --variant exercise ...` runs it.

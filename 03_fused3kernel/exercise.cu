@@ -10,7 +10,8 @@
 //
 // Your part: write the TODO region (its comment lists the steps; README.md, Exercise, has a hint),
 // then run
-//     make && ./run --variant exercise        (every row FAILs now; PASS when done, then timed)
+//     make && ./run --variant exercise        (every row FAILs now, PASS when done; a timing row
+//                                              is timed whether it passes or not)
 //     ./run --variant exercise --n 100M       (beside ./run --n 100M: fused and the others)
 // The worked solution is solution/exercise.cu; `./run_solution --variant exercise ...` runs it.
 #include "../02_multipass/block_reduce.cuh"

@@ -31,11 +31,9 @@ static __device__ __forceinline__ float half_warp_reduce(float value, reduce_op 
 }
 // ---- end of your part -------------------------------------------------------------------------
 
-// No lane leaves early: all 32 must reach the FULL_MASK shuffles, and the warp of the last row
-// can hold it in one half and no row in the other. A lane past its row's end, or in a half whose
-// row is past the end, holds -inf, the identity of max, and writes nothing. In a real row, -inf
-// adds exp(-inf - m) = 0 to the sum; once each half reduces alone, a half with no row gets
-// m = -inf and a NaN sum, which it never writes.
+// Every lane of the warp reaches both reductions (README.md, Exercise, step 4, asks why). A lane
+// past its row's end holds -inf, the identity of max, which adds exp(-inf - m) = 0 to the sum, and
+// writes nothing.
 static __global__ void half_warp_per_row_kernel(const float *x, float *y, size_t rows, size_t cols)
 {
     const size_t row = (size_t)blockIdx.x * ROWS_PER_BLOCK + threadIdx.x / HALF_WARP;

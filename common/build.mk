@@ -74,11 +74,12 @@ COMMON_SRCS := check.c cli.c inputs.c reference.c verify.c gpu.c report.c bench.
                dtype.c npy.c outfile.c topk.c topk_bench.c
 COMMON_OBJS := $(patsubst %,$(BUILD)/common/%.o,$(basename $(COMMON_SRCS)))
 
-# $(BUILD)/arch.txt holds the -gencode and cuDNN flags; it changes only when they do, and every
-# object depends on it, so a new ARCH (or CUDNN_HOME) rebuilds everything and an unchanged one
-# rebuilds nothing.
+# $(BUILD)/arch.txt holds the -gencode and cuDNN flags and NVCC_EXTRA; it changes only when they do,
+# and every object depends on it, so a new ARCH (or CUDNN_HOME, or NVCC_EXTRA) rebuilds everything
+# and an unchanged one rebuilds nothing (an empty NVCC_EXTRA adds nothing to it, not even a space).
 ARCH_STAMP := $(BUILD)/arch.txt
-$(shell mkdir -p $(BUILD); echo '$(GENCODE) $(CUDNN_FLAGS)' | cmp -s - $(ARCH_STAMP) || echo '$(GENCODE) $(CUDNN_FLAGS)' > $(ARCH_STAMP))
+STAMP_TEXT := $(GENCODE) $(CUDNN_FLAGS)$(if $(NVCC_EXTRA), $(NVCC_EXTRA))
+$(shell mkdir -p $(BUILD); echo '$(STAMP_TEXT)' | cmp -s - $(ARCH_STAMP) || echo '$(STAMP_TEXT)' > $(ARCH_STAMP))
 
 $(BUILD)/%.o: $(ROOT)/%.c $(ARCH_STAMP)
 	@mkdir -p $(@D)

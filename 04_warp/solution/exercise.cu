@@ -11,14 +11,16 @@
 // Why the scaffold fails. Its butterfly (offsets 16 ... 1, width 32) combines all 32 lanes, so the
 // two rows A and B of a warp get one max M = max(max A, max B) and one sum S_A + S_B, each S taken
 // relative to M. The shared max alone would be harmless: a softmax is the same whatever constant is
-// subtracted (while exp does not underflow). The shared sum is not: every output of A is
-// exp(a - M) / (S_A + S_B) where it should be exp(a - M) / S_A, short by S_B / (S_A + S_B) of its
-// value, and every output of B short by S_A / (S_A + S_B). Let A be the row with the higher max:
-// S_A >= 1 (its max gives exp(M - M) = 1) and S_B <= 16 (16 terms of at most 1), so B's outputs
-// are short by at least 1 / 17, about 6 %: some 600 times the 1e-4 the check allows. On [0, 10] the
-// two sums are alike and every output is about half what it should be. Every warp of two rows fails,
-// so every shape with 2 rows or more. `--rows 1` passes: the other half holds no row, and its -inf
-// lanes add exp(-inf - M) = 0 to the sum. A test of one row alone cannot catch this bug.
+// subtracted, while exp(x - M) does not underflow the other row (on [-1000, 1000] two rows' maxima
+// often lie more than 104 apart, and then every term of the lower row is 0). The shared sum is not:
+// every output of A is exp(a - M) / (S_A + S_B) where it should be exp(a - M) / S_A, short by
+// S_B / (S_A + S_B) of its value, and every output of B short by S_A / (S_A + S_B). Let A be the row
+// with the higher max: S_A >= 1 (its max gives exp(M - M) = 1) and S_B <= 16 (16 terms of at most
+// 1), so B's outputs are short by at least 1 / 17, about 6 %: some 600 times the 1e-4 the check
+// allows. On [0, 10] the two sums are alike and every output is about half what it should be. Every
+// warp of two rows fails, so every shape with 2 rows or more. `--rows 1` passes: the other half
+// holds no row, and its -inf lanes add exp(-inf - M) = 0 to the sum. A test of one row alone cannot
+// catch this bug.
 //
 // Which offsets. A half has 16 lanes, so log2(16) = 4 rounds: 8, 4, 2, 1. lane ^ offset for an
 // offset below 16 leaves bit 4 of the lane alone, so it stays in the lane's half: with these

@@ -24,16 +24,16 @@
 // below float's smallest normal number, 2^-126, from being flushed to 0.
 //
 // Memory or arithmetic? The statistics pass reads 4 bytes per element and writes nothing: 400 MB at
-// n = 100M. On the H200 of the top-level README (132 SMs at 1.96 GHz, the clock Nsight Compute
-// reports there; a read ceiling of 4404 GB/s, stage 06's, against a copy's 4232), that takes
-// 400 MB / 4404 GB/s = 91 us. To keep up, each SM must fold 4404e9 / 4 / 132 / 1.96e9 = 4.26
-// elements per clock:
-//   - exps: 4.26 x 2 = 8.5 MUFU.EX2 per clock, of the 16 an SM completes per clock: 53 %
-//     (online_stat_add4: 4.26 x 1.25 = 5.3, 33 %);
-//   - instructions: 4.26 x 17.7 = 75 per clock, of the 128 an SM issues per clock (4 schedulers,
-//     one warp instruction of 32 threads each): 59 % (online_stat_add4: 4.26 x 12.75 = 54, 42 %).
-// Said as times: the exps alone would take 200M / (132 x 16 x 1.96e9 per s) = 48 us, issuing the
-// instructions 100M x 17.7 / (132 x 128 x 1.96e9 per s) = 54 us, both under the 91 us of the bytes
+// n = 100M. On the H200 of the top-level README (132 SMs at up to 1.98 GHz, its highest SM clock,
+// near which Nsight Compute's reports find it; a read ceiling of 4404 GB/s, stage 06's, against a
+// copy's 4232), that takes 400 MB / 4404 GB/s = 91 us. To keep up, each SM must fold
+// 4404e9 / 4 / 132 / 1.98e9 = 4.21 elements per clock:
+//   - exps: 4.21 x 2 = 8.4 MUFU.EX2 per clock, of the 16 an SM completes per clock: 53 %
+//     (online_stat_add4: 4.21 x 1.25 = 5.3, 33 %);
+//   - instructions: 4.21 x 17.7 = 75 per clock, of the 128 an SM issues per clock (4 schedulers,
+//     one warp instruction of 32 threads each): 58 % (online_stat_add4: 4.21 x 12.75 = 54, 42 %).
+// Said as times: the exps alone would take 200M / (132 x 16 x 1.98e9 per s) = 48 us, issuing the
+// instructions 100M x 17.7 / (132 x 128 x 1.98e9 per s) = 53 us, both under the 91 us of the bytes
 // (online: 30 and 38 us). So both statistics passes should be limited by memory, the per-element one
 // with less to spare. Predictions, to be measured (README, Exercise):
 //   - ./run --n 100M with --variant exercise and with --variant online: the same median time and %
@@ -47,8 +47,9 @@
 //     If the per-element pass takes a good part of 1.6 times as long instead, the arithmetic is
 //     what limits it.
 // The margin depends on the GPU: the exps an SM needs per clock are 2 x read bytes per second / 4 /
-// SMs / clock, against 16. The H200 has about as much bandwidth per SM and per clock as any GPU of
-// compute capability 7.5 to 9.0, so on the others the margin is wider.
+// SMs / clock, against 16. The H200 has more bytes per clock per SM than most GPUs of compute
+// capability 7.5 to 9.0: 4.8 TB/s / (132 SMs x 1.98 GHz) = 18 bytes, against 13 on an H100 SXM
+// (3.35 TB/s, the same SMs and clock). So on most others the margin is wider.
 //
 // Knowing which side holds the max, one exp per element is enough: if x > m, d' = d * exp(m - x) + 1,
 // else d' = d + exp(x - m). That is fewer than online_stat_add4's 1.25, at the price of a select on

@@ -37,10 +37,15 @@ static __host__ __device__ int warp_kept(int k)
 // How many new candidates pile up before the warp merges them: kept/2, but at least 32 and at most
 // 112, or 96 past K = 256. With the offer that crosses the mark, that is nearly always at most 128
 // new ones, the batch that sorts in registers. Past K = 256 a chunk brings more candidates at once,
-// and the lower cap keeps the crossing offer within those 128 more often.
+// and the lower cap keeps the crossing offer within those 128 more often. The two caps may be set
+// from the command line, e.g. make NVCC_EXTRA="-DMERGE_AFTER_AT_MOST=512" (README.md, Exercise).
 #define MERGE_AFTER_AT_LEAST 32
+#ifndef MERGE_AFTER_AT_MOST
 #define MERGE_AFTER_AT_MOST 112
+#endif
+#ifndef MERGE_AFTER_AT_MOST_PAST_256
 #define MERGE_AFTER_AT_MOST_PAST_256 96
+#endif
 static __host__ __device__ int warp_merge_after(int kept)
 {
     const int half = kept / 2, most = kept > 256 ? MERGE_AFTER_AT_MOST_PAST_256 : MERGE_AFTER_AT_MOST;

@@ -44,18 +44,24 @@
 // 16-27 KB in flight an SM. The 8192 rows are some 62 warps an SM, all resident at once (ptxas -v:
 // 27 registers a thread here, 31 in fused; 64 warps fit an SM up to 32). fused's loop loads one
 // 4-byte logit and folds it before the next (its PTX has one load in the loop): 62 x 32 x 4 B =
-// 8 KB an SM, too few, which fits its 60 %. This kernel loads CHUNK = 8 logits a lane before it
-// folds them: 32 B a lane, 62 KB an SM; fast loads 4 vectors of 16 B, 64 B a lane. Both have
-// enough, so predict the exercise near fast, both within some 5-10 % of the ceiling. The work does
-// not limit it: some 9 instructions a logit (the load, the compare and select of at, 5 exps per 4
-// logits in online_stat_add4, the adds) make 412M x 9 / 32 = 116M warp instructions, 0.11 ms for
-// 132 SMs issuing 4 a cycle at 1.98 GHz, under a third of the memory's time. At K = 1 fast's
-// threshold is the best logit so far, and its test costs about what `v > m` costs here, so there
-// is no time for the exercise to win: what it saves is code (no buffer, no ballots, no merges).
-// To check the prediction: the % read column of the three runs; under Nsight Compute, DRAM
-// throughput and the warps' stalls on long scoreboard (waiting for loads). With --dtype bf16 the
-// floor halves but the instructions a logit do not, and each load brings half the bytes: expect
-// less than 2x float32's speed.
+// 8 KB an SM, a half to a third of the 16-27 KB, so the model predicts some 30-50 % of the ceiling.
+// fused's measured 60 % beats that, most likely because so few loads in flight leave the memory
+// lightly loaded, its latency shorter than under a full load. This kernel loads CHUNK = 8 logits a
+// lane before it folds them: 32 B a lane, 62 KB an SM; fast loads 4 vectors of 16 B, 64 B a lane.
+// Both have enough, so predict the exercise near fast, both within some 5-10 % of the ceiling. The
+// work should not limit it, though it comes nearer than a first count suggests. As nvcc 13 compiles
+// it for sm_90 (`make sass STAGE=6` from the repository root), the loop takes 141 instructions for
+// its 8 logits a lane, 17.6 a logit: stage 05's online_stat_add4 fold, 12.75 an element in its own
+// loop (each __expf five instructions, 5 of them per 4 logits), and the rest, some 5, mostly the
+// compare and select of at and its index. 412M x 17.6 / 32 = 227M warp instructions, 0.22 ms for
+// 132 SMs issuing 4 a cycle at 1.98 GHz: some 60 % of the memory's 0.374 ms. Still memory-bound,
+// with less to spare. At K = 1 fast's threshold is the best logit so far, and its test costs about
+// what `v > m` costs here, so there is no time for the exercise to win: what it saves is code (no
+// buffer, no ballots, no merges). To check the prediction: the % read column of the three runs;
+// under Nsight Compute, DRAM throughput and the warps' stalls on long scoreboard (waiting for
+// loads). With --dtype bf16 the floor halves but the instructions a logit do not (145 for 8 logits,
+// 0.22 ms, above the 0.19 ms floor), and each load brings half the bytes: expect less than 2x
+// float32's speed.
 #include <stdint.h>
 
 #include "../../05_online/online_stat.cuh"
