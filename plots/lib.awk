@@ -47,20 +47,36 @@ function table_block(name) {
 
 # Where the numbers came from, one list item for each GPU's run: GPU, CUDA, date, ceiling, command
 # and the CSV. A --csv path that was absolute on the machine that ran it (e.g. /root/out/NN.csv) is
-# shown as the file it became here: that machine's folders mean nothing to a reader.
-function setup_block(name,    command, n, w, i) {
+# shown as the file it became here: that machine's folders mean nothing to a reader. A relative one
+# (from the stage's folder, ../plots/data/..., or from the root) that does not name the CSV's
+# present path gets a note: the file was written there and has moved since (the runs of one GPU
+# went into its own folder, plots/data/<gpu>/, after they were made).
+function setup_block(name,    command, n, w, i, path, written, dir) {
     block(name)
     n = split(meta["command"], w, " ")
     command = w[1]
+    written = ""
     for (i = 2; i <= n; i++) {
-        if (w[i - 1] == "--csv" && substr(w[i], 1, 1) == "/") w[i] = FILENAME
+        if (w[i - 1] == "--csv") {
+            if (substr(w[i], 1, 1) == "/") w[i] = FILENAME
+            else {
+                path = w[i]
+                sub(/^(\.\.?\/)+/, "", path)
+                if (path != FILENAME) written = w[i]
+            }
+        }
         command = command " " w[i]
     }
+    if (written != "") {
+        dir = FILENAME; sub(/[^\/]*$/, "", dir)
+        path = written; sub(/.*\//, "", path)
+        written = "; written as " written ", since moved to " ((dir path == FILENAME) ? dir : FILENAME)
+    }
     print "- Measured on **" meta["gpu"] "**, CUDA " meta["cuda"] ", " meta["date"] "; ceiling in the same run: " meta["ceiling"] "."
-    print "  Command: `" command "` (data: [" FILENAME "](" FILENAME "))."
+    print "  Command: `" command "` (data: [" FILENAME "](" FILENAME ")" written ")."
 }
 
-# One ratio of this run, for the bullet that compares the GPUs: plots/compare.awk joins each label's
+# One ratio of this run, for the bullet that compares the GPUs: plots/gather.awk joins each label's
 # values, one for each GPU, at the end of the findings block `findings`. Only ratios go there (a % of
 # the run's ceiling, a speedup): a time depends on the GPU's bandwidth, clocks and L2, a ratio of
 # two times in the same run much less.
