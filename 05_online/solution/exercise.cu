@@ -9,51 +9,8 @@
 // by one with online_stat_add, which rescales the sum at every element.
 //
 // The worked solution: fold_each calls online_stat_add four times (the scaffold is ../exercise.cu).
-// Build and run it with `make && ./run_solution --n 100M --variant exercise`.
-//
-// How many more exp per element. online_stat_add4 takes five __expf for four elements: one rescales
-// the running sum, one weighs each element. That is 1.25 per element. online_stat_add is
-// online_stat_combine(s, (x, 1)), which takes two: one rescales s.d to the new max, one weighs x.
-// One of the two is exp(0) = 1, but which one depends on the data, so both are computed: 2 per
-// element, 0.75 more, 1.6 times as many in the statistics pass. The normalize takes one per element
-// in both, so the whole softmax goes from 2.25 to 3 per element, 1.33 times. The compiled code
-// agrees (nvcc 13, sm_90, `cuobjdump -sass build/05_online/solution/exercise.o`): the unrolled loop
-// of the statistics kernel, 16 elements per trip, has 32 MUFU.EX2 among 283 instructions (17.7 per
-// element); online_stats_kernel's has 20 among 204 (12.75). Each __expf is five instructions there:
-// a multiply by log2(e), the MUFU.EX2, and a compare and two predicated multiplies that keep results
-// below float's smallest normal number, 2^-126, from being flushed to 0.
-//
-// Memory or arithmetic? The statistics pass reads 4 bytes per element and writes nothing: 400 MB at
-// n = 100M. On the H200 of the top-level README (132 SMs at up to 1.98 GHz, its highest SM clock,
-// near which Nsight Compute's reports find it; a read ceiling of 4404 GB/s, stage 06's, against a
-// copy's 4232), that takes 400 MB / 4404 GB/s = 91 us. To keep up, each SM must fold
-// 4404e9 / 4 / 132 / 1.98e9 = 4.21 elements per clock:
-//   - exps: 4.21 x 2 = 8.4 MUFU.EX2 per clock, of the 16 an SM completes per clock: 53 %
-//     (online_stat_add4: 4.21 x 1.25 = 5.3, 33 %);
-//   - instructions: 4.21 x 17.7 = 75 per clock, of the 128 an SM issues per clock (4 schedulers,
-//     one warp instruction of 32 threads each): 58 % (online_stat_add4: 4.21 x 12.75 = 54, 42 %).
-// Said as times: the exps alone would take 200M / (132 x 16 x 1.98e9 per s) = 48 us, issuing the
-// instructions 100M x 17.7 / (132 x 128 x 1.98e9 per s) = 53 us, both under the 91 us of the bytes
-// (online: 30 and 38 us). So both statistics passes should be limited by memory, the per-element one
-// with less to spare. Predictions, to be measured (README, Exercise):
-//   - ./run --n 100M with --variant exercise and with --variant online: the same median time and %
-//     of the ceiling, within the run-to-run spread of a few percent. The extra exps do not show in
-//     the time, only in how busy the SM is.
-//   - The statistics pass alone (the normalize launch commented out; the row fails, but is timed):
-//     about the same time with fold_each and with online_stat_add4, close to the 91 us of the
-//     bytes on an H200 (400 MB over your read ceiling elsewhere) divided by the fraction of that
-//     ceiling it reaches. Under Nsight Compute, the same Duration for both, DRAM Throughput high,
-//     Compute (SM) Throughput below it and higher for exercise than for online.
-//     If the per-element pass takes a good part of 1.6 times as long instead, the arithmetic is
-//     what limits it.
-// The margin depends on the GPU: the exps an SM needs per clock are 2 x read bytes per second / 4 /
-// SMs / clock, against 16. The H200 has more bytes per clock per SM than most GPUs of compute
-// capability 7.5 to 9.0: 4.8 TB/s / (132 SMs x 1.98 GHz) = 18 bytes, against 13 on an H100 SXM
-// (3.35 TB/s, the same SMs and clock). So on most others the margin is wider.
-//
-// Knowing which side holds the max, one exp per element is enough: if x > m, d' = d * exp(m - x) + 1,
-// else d' = d + exp(x - m). That is fewer than online_stat_add4's 1.25, at the price of a select on
-// every element; online_stat_add computes both terms because it is the general combine.
+// Build and run it with `make && ./run_solution --n 100M --variant exercise`. The answers to
+// README.md's questions, predictions with their arithmetic, are in README.md beside this file.
 #include <stdint.h>
 
 #include "../../common/check.h"
