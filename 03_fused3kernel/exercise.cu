@@ -86,7 +86,8 @@ static __global__ void merge_many_blocks_kernel(const float *block_max, const fl
     // ==== TODO: the hand-off to the last block. Write it here, and nowhere else. ================
     // 1. Thread 0: __threadfence(), so that this block's pair, written just above, is visible to
     //    every block before the counter counts this block; then take a ticket,
-    //    atomicAdd(blocks_done, 1u). The block that draws gridDim.x - 1 is the last.
+    //    atomicAdd(blocks_done, 1u). The block that draws gridDim.x - 1 is the last; its thread 0
+    //    fences again, so that its loads of the pairs come after the tickets it saw.
     // 2. The whole block learns whether it is the last (a __shared__ bool, then __syncthreads());
     //    every block but the last returns here, all its threads together.
     // 3. The last block: merge_stats over the gridDim.x pairs of group_max/group_sum (first

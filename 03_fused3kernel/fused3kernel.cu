@@ -92,10 +92,12 @@ static __global__ void merge_one_block_kernel(const float *block_max, const floa
 }
 
 // fused's merge: each block merges a grid-stride slice into one pair; the last block to finish
-// merges the gridDim.x pairs. "Last" comes from an atomic counter; the __threadfence() before the
-// increment makes a block's pair visible to every other block before the counter says it is done,
-// and the last block reads the pairs with __ldcg (from L2, where the fence put them, not from a
-// stale L1). The last block resets the counter to 0 for the next call.
+// merges the gridDim.x pairs. "Last" comes from an atomic counter. Two fences make the hand-off:
+// the writer's, before the increment, makes a block's pair visible to every other block before the
+// counter says it is done; the reader's, after the last block's ticket, orders its loads of the
+// pairs after the tickets it saw, and __syncthreads() passes that order on to the whole block. The
+// last block reads the pairs with __ldcg (from L2, where the fences put them, not from a stale L1)
+// and resets the counter to 0 for the next call.
 static __global__ void merge_many_blocks_kernel(const float *block_max, const float *block_sum,
                                                 size_t count, float *group_max, float *group_sum,
                                                 unsigned *blocks_done, float *stats)
@@ -110,6 +112,8 @@ static __global__ void merge_many_blocks_kernel(const float *block_max, const fl
         group_sum[blockIdx.x] = s;
         __threadfence();
         is_last = atomicAdd(blocks_done, 1u) == gridDim.x - 1;
+        if (is_last)
+            __threadfence(); // the reader's side: the pairs fenced before the tickets it saw
     }
     __syncthreads();
     if (!is_last)

@@ -82,6 +82,8 @@ static __global__ void merge_many_blocks_kernel(const float *block_max, const fl
         group_sum[blockIdx.x] = s;
         __threadfence();
         is_last = atomicAdd(blocks_done, 1u) == gridDim.x - 1;
+        if (is_last)
+            __threadfence(); // the reader's side: the pairs fenced before the tickets it saw
     }
     __syncthreads();
     if (!is_last)

@@ -71,6 +71,8 @@ static __global__ void per_element_stats_kernel(const float *__restrict__ x, siz
         block_stats[blockIdx.x] = s;
         __threadfence();
         is_last = atomicAdd(blocks_done, 1u) == gridDim.x - 1;
+        if (is_last)
+            __threadfence(); // the reader's side: the statistics fenced before the tickets it saw
     }
     __syncthreads();
     if (!is_last)

@@ -80,11 +80,14 @@ static __global__ void merge_many_blocks_kernel(const float *block_max, const fl
     // The hand-off. Thread 0 fences, so that the pair it stored above is visible to every block
     // before its ticket is, then draws a ticket: atomicAdd returns the count before its own add,
     // so the G blocks draw 0, ..., G - 1, in whatever order they finish, and exactly one draws
-    // G - 1. Every other block fenced its pair before it drew, so that one can read them all.
+    // G - 1. Every other block fenced its pair before it drew; the last fences after it drew, so
+    // that its loads of the pairs come after the tickets it saw, and can read them all.
     __shared__ bool is_last;
     if (threadIdx.x == 0) {
         __threadfence();
         is_last = atomicAdd(blocks_done, 1u) == gridDim.x - 1;
+        if (is_last)
+            __threadfence();
     }
     __syncthreads(); // is_last, written by thread 0, read by all
     if (!is_last)
