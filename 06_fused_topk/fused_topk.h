@@ -2,6 +2,8 @@
 #ifndef FUSED_TOPK_H
 #define FUSED_TOPK_H
 
+#include <cuda_runtime_api.h>
+
 #include "../common/topk_bench.h"
 
 #ifdef __cplusplus
@@ -24,6 +26,15 @@ extern const topk_variant fused_topk_exercise_variant;
 
 /* Whether fast takes fast_split for this many rows: fewer rows than SMs, on a GPU with clusters. */
 bool fast_takes_split(size_t rows, logit_dtype dtype);
+
+/* Whether the fast kernels can be launched as programmatic dependent launches here (compute
+ * capability 9.0 and a build for sm_90; fast/dependent_launch.cuh). */
+bool fast_pdl_available(logit_dtype dtype);
+/* One row's top-K as fast takes a batch of one, enqueued on `stream` (checked); `dependent`: as a
+ * programmatic dependent launch, which the kernel waits out before it touches global memory (only
+ * where fast_pdl_available). A decode loop's step (decode_loop.h). */
+void fast_launch_one_row(const void *x, logit_dtype dtype, size_t cols, int k, int *indices, float *probs,
+                         cudaStream_t stream, bool dependent);
 
 #ifdef __cplusplus
 }

@@ -9,6 +9,7 @@
 #include "../common/check.h"
 #include "../common/outfile.h"
 #include "../common/stage.h"
+#include "decode_loop.h"
 #include "fused_topk.h"
 
 static const char about[] =
@@ -17,7 +18,9 @@ static const char about[] =
     "Variants: unfused (softmax, sort, take K: the baseline), fused (a warp per row, K <= 32, float32),\n"
     "fast_row (a warp per row), fast_split (a row over a cluster of blocks), fast (picks one of the two).\n"
     "With no --rows or --input: B=64, T=128, V=50257 with K=10 and 50, a sweep of K, bf16 and fp16\n"
-    "logits, and a batch of one for V = 50257, 128256, 262144 (K=50).\n"
+    "logits, a batch of one for V = 50257, 128256, 262144 (K=50), and a server's shapes: fast on\n"
+    "batches of 1 to 8192 rows (V = 50257, 128256; float32, bf16; K=50) and a decode loop of 512\n"
+    "batches of one in a CUDA graph (V = 50257, 128256; K=50).\n"
     "Every row is verified against an fp64 CPU top-K before it is timed.\n"
     "Exercise: --variant exercise runs exercise.cu, yours to complete (README.md, Exercise);\n"
     "./run_solution --variant exercise runs the worked solution, solution/exercise.cu.";
@@ -103,6 +106,31 @@ static int default_run(const stage_context *st)
         c = topk_case_create(1, vocabularies[i], DTYPE_F32, input, seed + 10 + i, 50);
         failed += experiment(st, &c, batch1, 4, 50, "batch1");
         topk_case_destroy(&c);
+    }
+    printf("\n");
+
+    /* The first R rows of one 8192-row case for every R: its reference is computed once (on every
+     * CPU core), and each batch's is the first R rows of it. */
+    static const topk_variant *const served[] = {&fast_topk_variant};
+    static const size_t batches[] = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 8192};
+    title(st, "A server's batches: the first 1 to 8192 rows of one case, K = 50.");
+    for (int v = 0; v < 2; v++)
+        for (int d = DTYPE_F32; d <= DTYPE_BF16; d++) {
+            c = topk_case_create(8192, vocabularies[v], (logit_dtype)d, input, seed + 20 + 2 * v + d, 50);
+            for (size_t b = 0; b < sizeof batches / sizeof batches[0]; b++) {
+                topk_case batch = topk_case_prefix(&c, batches[b]);
+                failed += experiment(st, &batch, served, 1, 50, "batch_sweep");
+            }
+            topk_case_destroy(&c);
+        }
+    printf("\n");
+
+    if (stage_chosen(st, fast_topk_variant.name)) {
+        char what[200];
+        snprintf(what, sizeof what, "A decode loop: %d batches of one back to back, each on its own fresh row, "
+                 "captured in one CUDA graph, K = 50 (the time is the whole replay's).", DECODE_TOKENS);
+        title(st, what);
+        failed += decode_loop_experiment(&st->bench, input, seed + 30);
     }
     printf("\nKB/row: the bytes each variant's algorithm moves per row (unfused: a lower bound, the sort"
            " reads and writes its pairs once per pass).\n");

@@ -68,10 +68,10 @@ endif
 CC ?= gcc
 CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Wshadow -I$(CUDA_HOME)/include -MMD -MP $(CUDNN_FLAGS)
 NVCCFLAGS := -std=c++17 -O3 -lineinfo $(GENCODE) -Xcompiler -Wall -MMD -MP $(CUDNN_FLAGS) $(NVCC_EXTRA)
-LDLIBS := -lm $(CUDNN_LDLIBS)
+LDLIBS := -lm -lpthread $(CUDNN_LDLIBS)
 
 COMMON_SRCS := check.c cli.c inputs.c reference.c verify.c gpu.c report.c bench.c stage.c gpu_kernels.cu \
-               dtype.c npy.c outfile.c topk.c topk_bench.c
+               dtype.c npy.c outfile.c topk.c topk_bench.c host_threads.c
 COMMON_OBJS := $(patsubst %,$(BUILD)/common/%.o,$(basename $(COMMON_SRCS)))
 
 # $(BUILD)/arch.txt holds the -gencode and cuDNN flags and NVCC_EXTRA; it changes only when they do,

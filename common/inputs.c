@@ -3,6 +3,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "host_threads.h"
+
 static const char *const names[] = {[DIST_UNIFORM] = "uniform", [DIST_NORMAL] = "normal",
                                     [DIST_OUTLIERS] = "outliers"};
 
@@ -39,22 +41,46 @@ static double next_normal(uint64_t *state)
     return sqrt(-2.0 * log(u1)) * cos(two_pi * u2);
 }
 
-void fill_inputs(float *x, size_t rows, size_t cols, input_spec spec, uint64_t seed)
-{
-    uint64_t state = seed;
-    const size_t n = rows * cols;
-    const double width = spec.hi - spec.lo;
+typedef struct {
+    float *x;
+    input_spec spec;
+    uint64_t seed;
+} fill_job;
 
-    for (size_t i = 0; i < n; i++) {
+/* Elements [begin, end): element i draws from the state its predecessors leave, seed + i x draws x
+ * the generator's step (splitmix64 adds one step a draw), so a band starts there and its numbers are
+ * the ones a single pass over the whole array gives. */
+static void fill_band(void *ctx, size_t begin, size_t end)
+{
+    const fill_job *job = ctx;
+    const input_spec spec = job->spec;
+    const uint64_t draws = spec.dist == DIST_NORMAL ? 2 : 1;
+    uint64_t state = job->seed + (uint64_t)begin * draws * 0x9E3779B97F4A7C15ull;
+    const double width = spec.hi - spec.lo;
+    for (size_t i = begin; i < end; i++) {
         if (spec.dist == DIST_NORMAL)
-            x[i] = (float)(0.5 * (spec.lo + spec.hi) + width / 6.0 * next_normal(&state));
+            job->x[i] = (float)(0.5 * (spec.lo + spec.hi) + width / 6.0 * next_normal(&state));
         else
-            x[i] = (float)(spec.lo + width * next_unit(&state));
+            job->x[i] = (float)(spec.lo + width * next_unit(&state));
     }
+}
+
+void fill_inputs_threads(float *x, size_t rows, size_t cols, input_spec spec, uint64_t seed, int threads)
+{
+    const size_t n = rows * cols;
+    fill_job job = {x, spec, seed};
+    host_parallel_for(n, threads, fill_band, &job);
     if (spec.dist == DIST_OUTLIERS) {
+        uint64_t state = seed + (uint64_t)n * 0x9E3779B97F4A7C15ull; /* where the n draws above left it */
+        const double width = spec.hi - spec.lo;
         const size_t per_row = cols / 1024 + 1;
         for (size_t r = 0; r < rows; r++)
             for (size_t k = 0; k < per_row; k++)
                 x[r * cols + next_u64(&state) % cols] = (float)(spec.hi + width);
     }
+}
+
+void fill_inputs(float *x, size_t rows, size_t cols, input_spec spec, uint64_t seed)
+{
+    fill_inputs_threads(x, rows, cols, spec, seed, host_cpu_count());
 }

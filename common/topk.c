@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "host_threads.h"
 #include "verify.h"
 
 typedef struct {
@@ -38,10 +39,25 @@ static void sift_down(ranked *heap, int n, int at)
     }
 }
 
-void reference_topk(const float *x, size_t rows, size_t cols, int k, int *idx, double *prob)
+typedef struct {
+    const float *x;
+    size_t cols;
+    int k;
+    int *idx;
+    double *prob;
+} reference_job;
+
+/* Rows [begin, end) of the reference, each on its own: a band's answer is the same on any thread. */
+static void reference_band(void *ctx, size_t begin, size_t end)
 {
+    const reference_job *job = ctx;
+    const float *x = job->x;
+    const size_t cols = job->cols;
+    const int k = job->k;
+    int *idx = job->idx;
+    double *prob = job->prob;
     ranked *heap = malloc((size_t)k * sizeof *heap);
-    for (size_t r = 0; r < rows; r++) {
+    for (size_t r = begin; r < end; r++) {
         const float *row = x + r * cols;
         double m = -INFINITY;
         for (size_t c = 0; c < cols; c++)
@@ -73,6 +89,17 @@ void reference_topk(const float *x, size_t rows, size_t cols, int k, int *idx, d
         }
     }
     free(heap);
+}
+
+void reference_topk_threads(const float *x, size_t rows, size_t cols, int k, int *idx, double *prob, int threads)
+{
+    reference_job job = {x, cols, k, idx, prob};
+    host_parallel_for(rows, threads, reference_band, &job);
+}
+
+void reference_topk(const float *x, size_t rows, size_t cols, int k, int *idx, double *prob)
+{
+    reference_topk_threads(x, rows, cols, k, idx, prob, host_cpu_count());
 }
 
 topk_check verify_topk(const int *idx, const float *prob, int k, const int *ref_idx,

@@ -26,6 +26,9 @@ extern "C" {
  * idx[r * k ...], and their probabilities in prob[r * k ...]. A row that is all -inf has no
  * softmax: its probabilities are NaN, which no kernel output can match. */
 void reference_topk(const float *x, size_t rows, size_t cols, int k, int *idx, double *prob);
+/* The same on `threads` threads (reference_topk: one a CPU core, host_threads.h), a band of rows
+ * each: rows are independent, so the answer is the same bit for bit on any count. */
+void reference_topk_threads(const float *x, size_t rows, size_t cols, int k, int *idx, double *prob, int threads);
 
 /* A kernel's answer against the reference. The indices must be exactly the reference's. Each
  * probability must be finite and within VERIFY_RTOL x |ref| + VERIFY_ATOL (verify.h says why these).

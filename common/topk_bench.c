@@ -71,6 +71,13 @@ void topk_case_destroy(topk_case *c)
     free(c->prob_host);
 }
 
+topk_case topk_case_prefix(const topk_case *c, size_t rows)
+{
+    topk_case prefix = *c;
+    prefix.rows = rows < c->rows ? rows : c->rows;
+    return prefix;
+}
+
 const char *topk_refusal(const topk_variant *v, size_t rows, size_t cols, int k, logit_dtype dtype, char *buf,
                          size_t len)
 {

@@ -79,6 +79,12 @@ topk_case topk_case_from_npy(const npy_logits *a, int ref_k);
 /* After a test edits x_host: rounds it to the dtype again, recomputes the reference, uploads x. */
 void topk_case_refresh(topk_case *c);
 void topk_case_destroy(topk_case *c);
+/* The first `rows` rows of c (at most c->rows) as a case of their own, sharing c's arrays: row r's
+ * logits, reference and outputs sit at the same place in both. The uniform and normal generators
+ * draw element i from the seed and i alone, so the CSV's seed with the prefix's shape rebuilds its
+ * logits (not the outliers', placed after every row is drawn). It lives as long as c and is never
+ * destroyed itself. */
+topk_case topk_case_prefix(const topk_case *c, size_t rows);
 
 void *topk_workspace_alloc(const topk_variant *v, const topk_case *c, int k);
 

@@ -149,6 +149,77 @@ function findings(V,    i, m, t, r, line, failed, b16, f32, split_us, torch_ms, 
         model_along("dtype", "fast", "bf16", "k", "K"), model_along("dtype", "fast", "fp16", "k", "K"), model_along("batch1", "fast", "float32", "cols", "V")
 }
 
+# A server's shapes (the batch sweep and the decode loop): a table of this run's rows, or a line
+# saying it has none.
+function no_rows_yet(experiment) {
+    if (rows_where("experiment", experiment) != "") return 0
+    print "No rows yet: this run's CSV has no `" experiment "` rows."
+    return 1
+}
+
+# The decode loop: each row a CUDA graph of `rows` batches of one; its time is the whole replay's.
+function decode_table(    m, t, i, r) {
+    print "| V | dtype | K | variant | tokens | replay median ms | µs a token | GB/s | % of read ceiling | check | speedup |"
+    print "|---:|---|---:|---|---:|---:|---:|---:|---:|:---:|---:|"
+    m = split(rows_where("experiment", "decode_loop"), t, " ")
+    for (i = 1; i <= m; i++) {
+        r = t[i]
+        printf "| %s | %s | %s | %s | %s | %s | %.2f | %s | %s | %s | %s |\n", val[r, "cols"], val[r, "dtype"], val[r, "k"], \
+            val[r, "variant"], val[r, "rows"], num(val[r, "median_ms"], "%.3f"), 1000 * val[r, "median_ms"] / val[r, "rows"], \
+            num(val[r, "gbps"], "%.0f"), num(val[r, "pct_ceiling"], "%.1f"), val[r, "result"], relative(r, "speedup")
+    }
+}
+
+# The issue's goals for a server's shapes, as measured, or "no rows yet".
+function serving_goals(    j, n, t, r, line, low, lowest, slower, d, sizes, prev, vv) {
+    block("findings:06_serving")
+    # From 256 rows up at V = 128256, fast at >= 80 % of the read ceiling.
+    line = ""; low = 0
+    split("float32 bf16", d, " ")
+    for (j = 1; j <= 2; j++) {
+        n = split(topk_rows("batch_sweep", "fast", d[j]), t, " ")
+        for (i = 1; i <= n; i++) {
+            r = t[i]
+            if (val[r, "cols"] != 128256 || val[r, "rows"] < 256) continue
+            line = line (line == "" ? "" : ", ") d[j] " " val[r, "rows"] " rows " num(val[r, "pct_ceiling"], "%.1f") " %"
+            if (val[r, "pct_ceiling"] < 80) low++
+        }
+    }
+    if (line == "") print "- Batches from 256 rows up at V = 128256, fast: no rows yet. Goal ≥ 80 % of the read ceiling."
+    else printf "- Batches from 256 rows up at V = 128256, fast: %s. Goal ≥ 80 %% of the read ceiling: **%s**.\n", line, low ? "NOT met" : "met"
+    # Never slower than at a larger batch: each (V, dtype)'s times in the order of the rows.
+    slower = ""
+    n = split(rows_where("experiment", "batch_sweep"), t, " ")
+    for (i = 1; i <= n; i++) {
+        r = t[i]
+        if (val[r, "variant"] != "fast") continue
+        for (j = 1; j <= n; j++) {
+            q = t[j]
+            if (val[q, "variant"] == "fast" && val[q, "cols"] == val[r, "cols"] && val[q, "dtype"] == val[r, "dtype"] && \
+                val[q, "rows"] + 0 > val[r, "rows"] + 0 && val[q, "median_ms"] + 0 < val[r, "median_ms"] + 0) {
+                slower = slower (slower == "" ? "" : "; ") val[r, "rows"] " × " val[r, "cols"] " " val[r, "dtype"] " (" \
+                    sprintf("%.1f", 1000 * val[r, "median_ms"]) " µs) slower than " val[q, "rows"] " rows (" sprintf("%.1f", 1000 * val[q, "median_ms"]) " µs)"
+                break
+            }
+        }
+    }
+    if (n == 0) print "- Never slower than at a larger batch: no rows yet."
+    else printf "- Never slower than at a larger batch: **%s**%s.\n", slower == "" ? "met" : "NOT met", slower == "" ? "" : ": " slower
+    # The decode loop at V = 128256: <= 4 µs a token.
+    split("fast fast_no_pdl torch", vv, " ")
+    line = ""
+    for (j = 1; j <= 3; j++) {
+        n = split(topk_rows("decode_loop", vv[j], "float32"), t, " ")
+        for (i = 1; i <= n; i++)
+            if (val[t[i], "cols"] == 128256) {
+                line = line (line == "" ? "" : ", ") vv[j] " " sprintf("%.2f", 1000 * val[t[i], "median_ms"] / val[t[i], "rows"]) " µs"
+                if (vv[j] == "fast") met = 1000 * val[t[i], "median_ms"] / val[t[i], "rows"] <= 4
+            }
+    }
+    if (line == "") print "- The decode loop at V = 128256, K = 50, time a token: no rows yet. Goal ≤ 4 µs."
+    else printf "- The decode loop at V = 128256, K = 50, time a token: %s. Goal ≤ 4 µs (fast): **%s**.\n", line, met ? "met" : "NOT met"
+}
+
 END {
     setup_block("setup:06_fused_topk")
     table_block("table:06_workload")
@@ -159,6 +230,10 @@ END {
     topk_table("dtype")
     table_block("table:06_batch1")
     topk_table("batch1")
+    table_block("table:06_batch_sweep")
+    if (!no_rows_yet("batch_sweep")) topk_table("batch_sweep")
+    table_block("table:06_decode_loop")
+    if (!no_rows_yet("decode_loop")) decode_table()
 
     V = 50257
     u = topk_row("workload", "unfused", "float32", V, 10); f = topk_row("workload", "fused", "float32", V, 10)
@@ -194,6 +269,7 @@ END {
     for (i = 6; i <= ngoals; i++) goal(i)
 
     findings(V)
+    serving_goals()
 
     block("claims")
     printf "| <a id=\"c7\"></a>C7 | A softmax written out and then read by a top-K moves 3× the bytes of a fused kernel that reads the logits once | PyTorch's torch.topk(torch.softmax(x)) %.0f KB per row against %.0f KB fused: %.1f×; this course's unfused path, which sorts whole rows, %.0f KB (%.1f×)%s | confirmed; a full sort moves more still |\n", \

@@ -6,8 +6,9 @@
 # stage runs (what a shape adds is named beside it). Each run verifies its answers as usual and
 # runs once timed. Two rare paths of stage 06 need rows that only its tests build (a fast_split row
 # whose candidates overflow their list, a fast_row row that fools the guess), so those two tests run
-# under the tools as well: racecheck found a race there that no run of the program reaches. Any
-# error stops the script.
+# under the tools as well: racecheck found a race there that no run of the program reaches. So does
+# the decode loop's test (a CUDA graph of a few batches of one, with and without programmatic
+# dependent launch): the program's loop is 512 tokens long. Any error stops the script.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -71,7 +72,7 @@ for run in "${runs[@]}"; do
     sanitize "$(printf '%-28s %s' "$program" "${flags[*]}")" "$program" "${flags[@]}" --iters 1 --warmup 0
 done
 if [ -z "$only" ] || [ "$only" = 06 ]; then
-    for test in stage06/rows_full_of_ties stage06_fast/rows_that_fool_the_guess; do
+    for test in stage06/rows_full_of_ties stage06_fast/rows_that_fool_the_guess stage06_decode/graph_gives_the_reference_answers; do
         sanitize "$(printf '%-28s %s' tests "$test")" tests/build/run_tests --filter "$test"
     done
 fi

@@ -73,3 +73,21 @@ Test(inputs, dist_names_round_trip)
     input_dist d;
     cr_expect_eq(dist_from_name("zeros", &d), -1);
 }
+
+/* Split over threads, a band of elements each, the generator gives the single thread's numbers bit
+ * for bit, for every distribution (two draws an element for the normal one; the outliers after the
+ * uniform draws). */
+Test(inputs, threads_give_the_single_thread_numbers)
+{
+    enum { ROWS = 25, COLS = 4000 }; /* ROWS x COLS == N */
+    const input_spec specs[] = {{DIST_UNIFORM, -2.0, 3.0}, {DIST_NORMAL, -6.0, 6.0}, {DIST_OUTLIERS, 0.0, 10.0}};
+    const int counts[] = {2, 3, 16, 97};
+    for (size_t s = 0; s < sizeof specs / sizeof specs[0]; s++) {
+        fill_inputs_threads(a, ROWS, COLS, specs[s], 77, 1);
+        for (size_t t = 0; t < sizeof counts / sizeof counts[0]; t++) {
+            memset(b, 0, sizeof b);
+            fill_inputs_threads(b, ROWS, COLS, specs[s], 77, counts[t]);
+            cr_expect_arr_eq(a, b, sizeof a, "%s on %d threads", dist_name(specs[s].dist), counts[t]);
+        }
+    }
+}

@@ -2,8 +2,11 @@
  * verification catching planted mistakes, and the 16-bit conversions (.npy files: test_npy.c). */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "../common/dtype.h"
+#include "../common/inputs.h"
 #include "../common/topk.h"
 
 Test(topk_reference, hand_worked_row_with_ties_and_a_masked_entry)
@@ -108,4 +111,30 @@ Test(dtype, encode_leaves_exactly_the_stored_values)
     encode_logits(x, h, 3, DTYPE_BF16);
     for (int i = 0; i < 3; i++)
         cr_expect_eq(bf16_to_float(h[i]), x[i]);
+}
+
+/* The reference split over threads, a band of rows each, gives the single thread's answer byte for
+ * byte: whatever the count, more threads than rows included, and with a masked row among them. */
+Test(topk_reference, threads_give_the_single_thread_answer)
+{
+    enum { ROWS = 37, COLS = 3001, K = 64 };
+    float *x = malloc(ROWS * COLS * sizeof(float));
+    fill_inputs(x, ROWS, COLS, (input_spec){DIST_NORMAL, -4.0, 4.0}, 41);
+    for (size_t c = 0; c < COLS; c++)
+        x[5 * COLS + c] = -INFINITY; /* row 5 has no softmax: NaN probabilities, in every band */
+    int *one_idx = malloc(ROWS * K * sizeof(int)), *idx = malloc(ROWS * K * sizeof(int));
+    double *one_prob = malloc(ROWS * K * sizeof(double)), *prob = malloc(ROWS * K * sizeof(double));
+    reference_topk_threads(x, ROWS, COLS, K, one_idx, one_prob, 1);
+    const int counts[] = {2, 3, 7, 16, ROWS, 64};
+    for (size_t t = 0; t < sizeof counts / sizeof counts[0]; t++) {
+        memset(idx, 0xff, ROWS * K * sizeof(int));
+        memset(prob, 0xff, ROWS * K * sizeof(double));
+        reference_topk_threads(x, ROWS, COLS, K, idx, prob, counts[t]);
+        cr_expect_arr_eq(idx, one_idx, ROWS * K * sizeof(int), "indices on %d threads", counts[t]);
+        cr_expect_arr_eq(prob, one_prob, ROWS * K * sizeof(double), "probabilities on %d threads", counts[t]);
+    }
+    reference_topk(x, ROWS, COLS, K, idx, prob); /* every core of this machine */
+    cr_expect_arr_eq(idx, one_idx, ROWS * K * sizeof(int));
+    cr_expect_arr_eq(prob, one_prob, ROWS * K * sizeof(double));
+    free(x), free(one_idx), free(idx), free(one_prob), free(prob);
 }

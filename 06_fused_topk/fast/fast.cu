@@ -33,26 +33,45 @@ extern "C" bool fast_takes_split(size_t rows, logit_dtype dtype)
     return rows < (size_t)sm_count() && fast_split_available(dtype);
 }
 
-// One kernel's launch for the logits' type.
+// One kernel's launch for the logits' type, on `stream`; `dependent`: a programmatic dependent
+// launch (dependent_launch.cuh).
 template <typename T>
-static void launch_fast(bool split, const void *x, size_t rows, size_t cols, int k, int *indices, float *probs)
+static void launch_fast(bool split, const void *x, size_t rows, size_t cols, int k, int *indices, float *probs,
+                        cudaStream_t stream, bool dependent)
 {
     if (split)
-        launch_fast_split<T>(x, rows, cols, k, indices, probs);
+        launch_fast_split<T>(x, rows, cols, k, indices, probs, stream, dependent);
     else
-        launch_fast_row<T>(x, rows, cols, k, indices, probs);
+        launch_fast_row<T>(x, rows, cols, k, indices, probs, stream, dependent);
 }
 
 static int fast_topk_with(bool split, const void *x, logit_dtype dtype, size_t rows, size_t cols, int k,
-                          int *indices, float *probs)
+                          int *indices, float *probs, cudaStream_t stream = 0, bool dependent = false)
 {
     if (dtype == DTYPE_F32)
-        launch_fast<float>(split, x, rows, cols, k, indices, probs);
+        launch_fast<float>(split, x, rows, cols, k, indices, probs, stream, dependent);
     else if (dtype == DTYPE_BF16)
-        launch_fast<__nv_bfloat16>(split, x, rows, cols, k, indices, probs);
+        launch_fast<__nv_bfloat16>(split, x, rows, cols, k, indices, probs, stream, dependent);
     else
-        launch_fast<__half>(split, x, rows, cols, k, indices, probs);
+        launch_fast<__half>(split, x, rows, cols, k, indices, probs, stream, dependent);
     return 1;
+}
+
+// Programmatic dependent launch comes with sm_90, as clusters do, and the kernels' wait is compiled
+// only for it: both kernels are built in this file with the same architectures, so fast_split's
+// check answers for both.
+extern "C" bool fast_pdl_available(logit_dtype dtype)
+{
+    return fast_split_available(dtype);
+}
+
+// A batch of one, as fast takes it (fast_takes_split), for a decode loop's step.
+extern "C" void fast_launch_one_row(const void *x, logit_dtype dtype, size_t cols, int k, int *indices, float *probs,
+                                    cudaStream_t stream, bool dependent)
+{
+    if (dependent && !fast_pdl_available(dtype))
+        die(1, "fast_launch_one_row: a dependent launch needs compute capability 9.0 and a build for sm_90");
+    fast_topk_with(fast_takes_split(1, dtype), x, dtype, 1, cols, k, indices, probs, stream, dependent);
 }
 
 static int fast_row_topk(const void *x, logit_dtype dtype, size_t rows, size_t cols, int k, int *indices,

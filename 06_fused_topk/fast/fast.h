@@ -12,6 +12,7 @@
  *   fast_row.cuh     the kernel: a warp per row                          (many rows)
  *   cluster_kth.cuh  the K-th largest of a block's numbers, to 24 bits
  *   fast_split.cuh   the kernel: a row over a cluster of 16 blocks      (a batch of one)
+ *   dependent_launch.cuh  a kernel's wait for the launch ahead (programmatic dependent launch)
  *   fast.cu          the variants, and how fast picks between the two kernels */
 #ifndef FAST_FAST_H
 #define FAST_FAST_H

@@ -22,6 +22,7 @@
 #define FAST_FAST_ROW_CUH
 
 #include "../../common/check.h"
+#include "dependent_launch.cuh"
 #include "fast.h"
 #include "warp_row.cuh"
 
@@ -44,6 +45,7 @@ static __global__ void __launch_bounds__(FAST_THREADS, 8)
     const size_t row = (size_t)blockIdx.x * FAST_WARPS + warp;
     if (row >= rows)
         return; // the whole warp: no block-wide barrier follows
+    wait_for_launch_ahead(); // before the first global access (dependent_launch.cuh)
     const int capacity = warp_capacity(k, logits16<T>::count);
     warp_candidates w = warp_candidates_init(buffers + warp * capacity, k, capacity);
     online_stat s = ONLINE_IDENTITY;
@@ -56,7 +58,8 @@ static __global__ void __launch_bounds__(FAST_THREADS, 8)
 }
 
 template <typename T, bool Guess>
-static void launch_fast_row_kernel(const void *x, size_t rows, size_t cols, int k, int *indices, float *probs)
+static void launch_fast_row_kernel(const void *x, size_t rows, size_t cols, int k, int *indices, float *probs,
+                                   cudaStream_t stream, bool dependent)
 {
     static bool shared_memory_raised;
     if (!shared_memory_raised) { // room for the largest K
@@ -64,19 +67,25 @@ static void launch_fast_row_kernel(const void *x, size_t rows, size_t cols, int 
         CUDA_CHECK(cudaFuncSetAttribute(fast_row_kernel<T, Guess>, cudaFuncAttributeMaxDynamicSharedMemorySize, most));
         shared_memory_raised = true;
     }
-    const size_t shared = FAST_WARPS * warp_capacity(k, logits16<T>::count) * sizeof(rank_key);
-    fast_row_kernel<T, Guess><<<(unsigned)((rows + FAST_WARPS - 1) / FAST_WARPS), FAST_THREADS, shared>>>(
-        (const T *)x, rows, cols, k, indices, probs);
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3((unsigned)((rows + FAST_WARPS - 1) / FAST_WARPS)), config.blockDim = dim3(FAST_THREADS);
+    config.dynamicSmemBytes = FAST_WARPS * warp_capacity(k, logits16<T>::count) * sizeof(rank_key);
+    config.stream = stream;
+    cudaLaunchAttribute attribute;
+    config.attrs = &attribute, config.numAttrs = dependent_launch_attribute(&attribute, dependent);
+    CUDA_CHECK(cudaLaunchKernelEx(&config, fast_row_kernel<T, Guess>, (const T *)x, rows, cols, k, indices, probs));
     CUDA_CHECK_LAUNCH("fast_row_kernel");
 }
 
+// A warp per row, on `stream`; `dependent`: a programmatic dependent launch.
 template <typename T>
-static void launch_fast_row(const void *x, size_t rows, size_t cols, int k, int *indices, float *probs)
+static void launch_fast_row(const void *x, size_t rows, size_t cols, int k, int *indices, float *probs,
+                            cudaStream_t stream, bool dependent)
 {
     if (k > GUESS_ABOVE_K)
-        launch_fast_row_kernel<T, true>(x, rows, cols, k, indices, probs);
+        launch_fast_row_kernel<T, true>(x, rows, cols, k, indices, probs, stream, dependent);
     else
-        launch_fast_row_kernel<T, false>(x, rows, cols, k, indices, probs);
+        launch_fast_row_kernel<T, false>(x, rows, cols, k, indices, probs, stream, dependent);
 }
 
 #endif

@@ -29,6 +29,7 @@
 
 #include "../../common/check.h"
 #include "cluster_kth.cuh"
+#include "dependent_launch.cuh"
 #include "../../common/dtype.h"
 #include "fast.h"
 #include "warp_row.cuh"
@@ -133,6 +134,7 @@ static __global__ void __launch_bounds__(SPLIT_THREADS, 1)
     //    shared memory. A row of up to SPLIT_UNROLL vectors a thread stays in registers for step
     //    3; a longer one is read again there, a tile at a time. The first tile's loads go out
     //    before anything else.
+    wait_for_launch_ahead(); // before the first global access (dependent_launch.cuh)
     uint4 raw[SPLIT_UNROLL];
     load_tile(raw, p, first + t, end);
     const float edge_logit = head || tail ? logit_to_float(p.logits[edge]) : -INFINITY;
@@ -321,13 +323,16 @@ static int split_blocks(void)
     return blocks;
 }
 
-// A cluster of blocks per row.
+// A cluster of blocks per row, on `stream`; `dependent`: a programmatic dependent launch.
 template <typename T>
-static void launch_fast_split(const void *x, size_t rows, size_t cols, int k, int *indices, float *probs)
+static void launch_fast_split(const void *x, size_t rows, size_t cols, int k, int *indices, float *probs,
+                              cudaStream_t stream, bool dependent)
 {
     const int blocks = split_blocks<T>();
-    cudaLaunchAttribute cluster;
-    const cudaLaunchConfig_t config = split_config(rows, blocks, k, &cluster);
+    cudaLaunchAttribute attributes[2];
+    cudaLaunchConfig_t config = split_config(rows, blocks, k, &attributes[0]);
+    config.stream = stream;
+    config.numAttrs += dependent_launch_attribute(&attributes[1], dependent);
     CUDA_CHECK(cudaLaunchKernelEx(&config, fast_split_kernel<T>, (const T *)x, cols, k, split_group_lanes(blocks, k),
                                   (unsigned)split_list(k), indices, probs));
     CUDA_CHECK_LAUNCH("fast_split_kernel");

@@ -1,0 +1,91 @@
+#include "decode_loop.h"
+
+#include <stdio.h>
+
+#include "../common/check.h"
+
+decode_graph decode_graph_create(topk_case *c, int k, bool dependent)
+{
+    const size_t row_bytes = c->cols * dtype_size(c->dtype);
+    cudaStream_t stream;
+    CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    /* One launch outside the capture: the kernels' one-time setup (their shared-memory limits, the
+     * cluster size) makes calls that a capture does not record. Its answer is poisoned before any
+     * check. */
+    fast_launch_one_row(c->x, c->dtype, c->cols, k, c->idx, c->prob, stream, false);
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+
+    decode_graph g;
+    CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+    for (size_t t = 0; t < c->rows; t++)
+        fast_launch_one_row((const char *)c->x + t * row_bytes, c->dtype, c->cols, k, c->idx + t * (size_t)k,
+                            c->prob + t * (size_t)k, stream, dependent && t > 0);
+    CUDA_CHECK(cudaStreamEndCapture(stream, &g.graph));
+    CUDA_CHECK(cudaGraphInstantiate(&g.exec, g.graph, 0));
+    CUDA_CHECK(cudaStreamDestroy(stream));
+    return g;
+}
+
+void decode_graph_destroy(decode_graph *g)
+{
+    CUDA_CHECK(cudaGraphExecDestroy(g->exec));
+    CUDA_CHECK(cudaGraphDestroy(g->graph));
+}
+
+void decode_graph_replay(const decode_graph *g)
+{
+    CUDA_CHECK(cudaGraphLaunch(g->exec, 0));
+}
+
+topk_check decode_graph_check(topk_case *c, int k, const decode_graph *g)
+{
+    const size_t out = c->rows * (size_t)k;
+    gpu_poison(c->idx, out * sizeof(int));
+    gpu_poison(c->prob, out * sizeof(float));
+    decode_graph_replay(g);
+    CUDA_CHECK(cudaMemcpy(c->idx_host, c->idx, out * sizeof(int), cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(c->prob_host, c->prob, out * sizeof(float), cudaMemcpyDeviceToHost));
+    return verify_topk(c->idx_host, c->prob_host, k, c->ref_idx, c->ref_prob, c->ref_k, c->rows);
+}
+
+static void replay(void *ctx) { decode_graph_replay(ctx); }
+
+/* One row of the table: the loop over the case's rows with top-k, verified, then timed. */
+static bool loop_row(const bench_settings *s, topk_case *c, int k, bool dependent, const char *name,
+                     measurement *baseline)
+{
+    decode_graph g = decode_graph_create(c, k, dependent);
+    topk_row row = {.experiment = "decode_loop", .c = c, .k = k, .launches = (int)c->rows,
+                    .bytes_per_row = fast_topk_variant.bytes_per_row(1, c->cols, k, c->dtype),
+                    .measured = {.variant = name}};
+    row.check = decode_graph_check(c, k, &g);
+    bench_time(s, replay, &g, (double)c->rows * (double)c->cols * (double)dtype_size(c->dtype), baseline,
+               &row.measured);
+    topk_timing_row(&row, s->relative);
+    printf("%12s  %zu tokens, one graph: %.2f µs a token (median / %zu)\n", "", c->rows,
+           1000.0 * row.measured.time.median_ms / (double)c->rows, c->rows);
+    if (s->csv)
+        topk_csv_row(s->csv, &row);
+    decode_graph_destroy(&g);
+    return row.check.pass;
+}
+
+int decode_loop_experiment(const bench_settings *s, input_spec input, uint64_t seed)
+{
+    static const size_t vocabularies[] = {50257, 128256};
+    enum { K = 50 };
+    const bool pdl = fast_pdl_available(DTYPE_F32);
+    if (!pdl)
+        printf("fast runs without programmatic dependent launch here: it needs compute capability 9.0 and a "
+               "build for sm_90.\n");
+    int failed = 0;
+    for (int i = 0; i < 2; i++) {
+        topk_case c = topk_case_create(DECODE_TOKENS, vocabularies[i], DTYPE_F32, input, seed + (uint64_t)i, K);
+        measurement baseline = {0}; /* none yet: the first row becomes it */
+        if (pdl)
+            failed += !loop_row(s, &c, K, false, "fast_no_pdl", &baseline);
+        failed += !loop_row(s, &c, K, pdl, "fast", &baseline);
+        topk_case_destroy(&c);
+    }
+    return failed;
+}
