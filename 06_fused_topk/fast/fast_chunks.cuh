@@ -24,17 +24,16 @@
 #include "fast_row.cuh"
 
 // The warps the grid of fast_chunks should have for each SM: W grows until rows x W reaches this
-// times the SM count, or until the chunks reach their shortest. A measured constant: make
-// NVCC_EXTRA="-DCHUNK_WARPS_PER_SM=N" builds with another, for a sweep.
+// times the SM count, or until the chunks reach their shortest. For the sweep that sets it,
+// make NVCC_EXTRA="-DCHUNK_WARPS_PER_SM=N" builds with another.
 #ifndef CHUNK_WARPS_PER_SM
 #define CHUNK_WARPS_PER_SM 16
 #endif
 
 // A chunk is a whole number of CHUNK_GRANULE logits, so that every chunk but the last holds at
-// least FAST_MAX_K of them, and its body loop runs whole (4 vectors a lane are 512 float32 or 1024
-// 16-bit logits). It is at least CHUNK_LOGITS_PER_K x K logits long: its list of K keys is written
-// and read back, and a chunk that short moves at most half its logits' bytes again (4 bytes a
-// float32 logit, 2 x 8 bytes a key).
+// least FAST_MAX_K of them. It is at least CHUNK_LOGITS_PER_K x K logits long: its list of K keys
+// is written and read back (2 x 8 bytes a key), which for a chunk that short adds at most a quarter
+// to its float32 logits' bytes, half to 16-bit ones'.
 #define CHUNK_GRANULE 1024
 #define CHUNK_LOGITS_PER_K 16
 
