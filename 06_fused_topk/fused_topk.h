@@ -16,16 +16,19 @@ extern const topk_variant unfused_topk_variant;
 extern const topk_variant fused_topk_variant;
 /* One warp per row, 16-byte loads, a threshold, candidates in shared memory. */
 extern const topk_variant fast_row_topk_variant;
+/* A row cut into chunks, a warp each; the last warp of a row to finish merges the chunks' lists. */
+extern const topk_variant fast_chunks_topk_variant;
 /* A row over a cluster of 16 blocks (sm_90) that agree on a bound first; the first block selects. */
 extern const topk_variant fast_split_topk_variant;
-/* fast_row when there are enough rows to fill the GPU, fast_split otherwise. */
+/* fast_split for a batch of one, fast_chunks for a batch too small to fill the GPU, fast_row above. */
 extern const topk_variant fast_topk_variant;
 /* The exercise (EXERCISE_VARIANT): K = 1, the argmax carried in the online statistic, a warp per row.
  * ./run links the scaffold, exercise.cu; ./run_solution and the tests, solution/exercise.cu. */
 extern const topk_variant fused_topk_exercise_variant;
 
-/* Whether fast takes fast_split for this many rows: fewer rows than SMs, on a GPU with clusters. */
-bool fast_takes_split(size_t rows, logit_dtype dtype);
+/* The kernel fast runs for top-k of rows x cols logits of dtype on the open GPU: fast_split,
+ * fast_chunks or fast_row (fast/fast.cu says by what rule). */
+const topk_variant *fast_picks(size_t rows, size_t cols, int k, logit_dtype dtype);
 
 /* Whether the fast kernels can be launched as programmatic dependent launches here (compute
  * capability 9.0 and a build for sm_90; fast/dependent_launch.cuh). */

@@ -16,7 +16,8 @@ static const char about[] =
     "06_fused_topk: the K most probable tokens of softmax(logits), row by row, without writing the\n"
     "softmax. Logits are [B,T,V]: --rows is B x T, --cols is V.\n"
     "Variants: unfused (softmax, sort, take K: the baseline), fused (a warp per row, K <= 32, float32),\n"
-    "fast_row (a warp per row), fast_split (a row over a cluster of blocks), fast (picks one of the two).\n"
+    "fast_row (a warp per row), fast_chunks (a row in chunks, a warp each), fast_split (a row over a\n"
+    "cluster of blocks), fast (picks one of the three).\n"
     "With no --rows or --input: B=64, T=128, V=50257 with K=10 and 50, a sweep of K, bf16 and fp16\n"
     "logits, a batch of one for V = 50257, 128256, 262144 (K=50), and a server's shapes: fast on\n"
     "batches of 1 to 8192 rows (V = 50257, 128256; float32, bf16; K=50) and a decode loop of 512\n"
@@ -25,10 +26,10 @@ static const char about[] =
     "Exercise: --variant exercise runs exercise.cu, yours to complete (README.md, Exercise);\n"
     "./run_solution --variant exercise runs the worked solution, solution/exercise.cu.";
 
-#define N_VARIANTS 6
+#define N_VARIANTS 7
 static const topk_variant *const all[N_VARIANTS] = {&unfused_topk_variant, &fused_topk_variant, &fast_row_topk_variant,
-                                                    &fast_split_topk_variant, &fast_topk_variant,
-                                                    &fused_topk_exercise_variant};
+                                                    &fast_chunks_topk_variant, &fast_split_topk_variant,
+                                                    &fast_topk_variant, &fused_topk_exercise_variant};
 
 /* The variant --variant named, or NULL when it was not given. */
 static const topk_variant *named_variant(const stage_context *st)

@@ -4,11 +4,12 @@
 # (barriers some threads miss). Needs a GPU; some 6 minutes on an H200. The shapes are small,
 # because the tools slow kernels down by 10 to 1000 times, and chosen so that every kernel of a
 # stage runs (what a shape adds is named beside it). Each run verifies its answers as usual and
-# runs once timed. Two rare paths of stage 06 need rows that only its tests build (a fast_split row
-# whose candidates overflow their list, a fast_row row that fools the guess), so those two tests run
-# under the tools as well: racecheck found a race there that no run of the program reaches. So does
-# the decode loop's test (a CUDA graph of a few batches of one, with and without programmatic
-# dependent launch): the program's loop is 512 tokens long. Any error stops the script.
+# runs once timed. Three rare paths of stage 06 need rows that only its tests build (a fast_split row
+# whose candidates overflow their list, a fast_row row that fools the guess, fast_chunks launched
+# again on the workspace its last launch left), so those tests run under the tools as well:
+# racecheck found a race there that no run of the program reaches. So does the decode loop's test
+# (a CUDA graph of a few batches of one, with and without programmatic dependent launch): the
+# program's loop is 512 tokens long. Any error stops the script.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -35,6 +36,8 @@ runs=(
     "06_fused_topk/run            | --rows 8 --cols 50257 --k 50 --dtype bf16"
     "06_fused_topk/run            | --rows 8 --cols 50257 --k 10 --dtype fp16"
     "06_fused_topk/run            | --rows 1 --cols 262144 --k 50"            # fast_split's largest tiles
+    "06_fused_topk/run            | --rows 3 --cols 5001 --k 50 --variant fast_chunks"  # rows in chunks, the last ragged
+    "06_fused_topk/run            | --rows 2 --cols 40000 --k 300 --dtype fp16 --variant fast_chunks" # lists merged in shared memory
     "01_naive/run_solution        | --variant exercise --n 1000 --range 500:1000"
     "02_multipass/run_solution    | --variant exercise --sizes 1,2049,1M,4194305"   # 1, 2, 2 and 3 levels
     "03_fused3kernel/run_solution | --variant exercise --sizes 1000,65537,1M,10M" # 1 to 153 merge blocks
@@ -72,7 +75,8 @@ for run in "${runs[@]}"; do
     sanitize "$(printf '%-28s %s' "$program" "${flags[*]}")" "$program" "${flags[@]}" --iters 1 --warmup 0
 done
 if [ -z "$only" ] || [ "$only" = 06 ]; then
-    for test in stage06/rows_full_of_ties stage06_fast/rows_that_fool_the_guess stage06_decode/graph_gives_the_reference_answers; do
+    for test in stage06/rows_full_of_ties stage06_fast/rows_that_fool_the_guess stage06_fast/chunks_back_to_back \
+        stage06_decode/graph_gives_the_reference_answers; do
         sanitize "$(printf '%-28s %s' tests "$test")" tests/build/run_tests --filter "$test"
     done
 fi

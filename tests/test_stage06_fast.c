@@ -1,8 +1,9 @@
 /* Stage 06's fast kernels on the GPU, on the paths that random rows seldom reach: rows that fool
  * fast_row's guessed first threshold (fast/sample.cuh), so the warp must rank the row again; the
  * same answer bit for bit on every run, though fast_split's candidates reach their list in whatever
- * order the atomics give; a batch of one for every vocabulary of the benchmark, and fast's choice
- * of fast_split for it (fast/fast.cu). */
+ * order the atomics give, and whichever of fast_chunks' warps finishes a row last; a batch of one
+ * for every vocabulary of the benchmark, and fast's choice of kernel (fast/fast.cu); fast_chunks'
+ * rows cut into chunks (fast/fast_chunks.cuh), with ties and -inf across the chunks' borders. */
 #include <string.h>
 
 #include "topk_test.h"
@@ -55,13 +56,14 @@ Test(stage06_fast, rows_that_fool_the_guess)
 Test(stage06_fast, bitwise_identical_across_runs)
 {
     const gpu_info gpu = open_or_skip();
-    const topk_variant *const checked[] = {&fused_topk_variant, &fast_row_topk_variant, &fast_split_topk_variant};
+    const topk_variant *const checked[] = {&fused_topk_variant, &fast_row_topk_variant, &fast_split_topk_variant,
+                                           &fast_chunks_topk_variant};
     enum { K = 32 };
     topk_case c = topk_case_create(7, 262144, DTYPE_F32, (input_spec){DIST_NORMAL, -3.0, 3.0}, 971, K);
     const size_t out = c.rows * K;
     int *first_idx = malloc(out * sizeof(int));
     float *first_prob = malloc(out * sizeof(float));
-    for (int v = 0; v < 3; v++) {
+    for (int v = 0; v < 4; v++) {
         const bool here = topk_supports(checked[v], &c, K);
         cr_expect(here || (checked[v] == &fast_split_topk_variant && gpu.cc_major < 9), "%s refused 7 x 262144, K=%d",
                   checked[v]->name, K);
@@ -87,7 +89,8 @@ Test(stage06_fast, bitwise_identical_across_runs)
     topk_case_destroy(&c);
 }
 
-/* A batch of one for every vocabulary of the benchmark, and fast picks the split for it. */
+/* A batch of one for every vocabulary of the benchmark, and fast picks the split for it (on sm_90;
+ * fast_chunks elsewhere), fast_chunks for a few rows, fast_row for a full grid. */
 Test(stage06_fast, batch_of_one)
 {
     const gpu_info gpu = open_or_skip();
@@ -97,7 +100,92 @@ Test(stage06_fast, batch_of_one)
                                        981 + (uint64_t)i, 1024);
         expect_all_pass(&c, 50, "batch 1");
         expect_all_pass(&c, 1024, "batch 1");
-        cr_expect(gpu.cc_major < 9 || fast_takes_split(1, DTYPE_F32), "fast splits a batch of one on sm_90");
+        cr_expect_eq(fast_picks(1, vocabularies[i], 50, DTYPE_F32),
+                     gpu.cc_major < 9 ? &fast_chunks_topk_variant : &fast_split_topk_variant,
+                     "fast's kernel for a batch of one");
         topk_case_destroy(&c);
     }
+    cr_expect_eq(fast_picks(2, 128256, 50, DTYPE_BF16), &fast_chunks_topk_variant, "fast's kernel for 2 rows");
+    cr_expect_eq(fast_picks(65536, 128256, 50, DTYPE_F32), &fast_row_topk_variant, "fast's kernel for 65536 rows");
+}
+
+/* ---- fast_chunks: a row cut into chunks of whole multiples of CHUNK_GRANULE logits ------------- */
+
+/* As fast_chunks_kernel cuts a row (fast/fast_chunks.cuh): chunks are whole multiples of this many
+ * logits, the last one what is left, so every multiple of it may be a chunk's border. */
+#define GRANULE 1024
+
+/* A few rows of every dtype at lengths cut into several chunks, the last one ragged (none is a
+ * multiple of GRANULE), from K = 1 to the largest; fast_chunks by name, fast choosing it. */
+Test(stage06_fast, chunks_of_every_length)
+{
+    open_or_skip();
+    const size_t lengths[] = {2 * GRANULE + 1, 50257, 128256 + 7};
+    const int ks[] = {1, 10, 50, 64, 256, FAST_MAX_K};
+    for (int d = DTYPE_F32; d <= DTYPE_F16; d++)
+        for (int i = 0; i < 3; i++) {
+            topk_case c = topk_case_create(5, lengths[i], (logit_dtype)d, (input_spec){DIST_NORMAL, -3.0, 3.0},
+                                           1001 + (uint64_t)(10 * d + i), FAST_MAX_K);
+            for (int j = 0; j < 6; j++) {
+                expect_variant_passes(&fast_chunks_topk_variant, &c, ks[j], "in chunks");
+                expect_variant_passes(&fast_topk_variant, &c, ks[j], "in chunks");
+            }
+            topk_case_destroy(&c);
+        }
+}
+
+/* Equal logits in different chunks: the row's largest value sits on both sides of every possible
+ * border (the logits at multiples of GRANULE and just before them), in rows of every dtype; the
+ * answer is the lowest of those indices, whichever chunk finishes last. Then rows whose few finite
+ * logits are all in the last chunk: every other chunk offers only -inf, and those fill the answer
+ * in index order from the first chunk. */
+Test(stage06_fast, chunks_ties_and_minus_infinity_across_borders)
+{
+    open_or_skip();
+    const size_t rows = 4, cols = 50257;
+    for (int d = DTYPE_F32; d <= DTYPE_F16; d++) {
+        topk_case c = topk_case_create(rows, cols, (logit_dtype)d, (input_spec){DIST_UNIFORM, -2.0, 2.0},
+                                       1011 + (uint64_t)d, FAST_MAX_K);
+        for (size_t r = 0; r < rows; r++)
+            for (size_t i = GRANULE - 1; i < cols; i += GRANULE) {
+                c.x_host[r * cols + i] = 8.0f;
+                if (i + 1 < cols)
+                    c.x_host[r * cols + i + 1] = 8.0f;
+            }
+        topk_case_refresh(&c);
+        for (int k = 1; k <= FAST_MAX_K; k *= 4)
+            expect_variant_passes(&fast_chunks_topk_variant, &c, k, "ties across borders");
+        for (size_t i = 0; i < rows * cols; i++)
+            if (i % cols < cols - 10)
+                c.x_host[i] = -INFINITY;
+        topk_case_refresh(&c);
+        for (int k = 1; k <= FAST_MAX_K; k *= 4)
+            expect_variant_passes(&fast_chunks_topk_variant, &c, k, "finite only in the last chunk");
+        topk_case_destroy(&c);
+    }
+}
+
+/* Launches back to back on one workspace: each must find the rows' tickets at zero, so each must
+ * leave them so (the tickets are the workspace's first bytes, fast/chunk_merge.cuh). */
+Test(stage06_fast, chunks_back_to_back)
+{
+    open_or_skip();
+    enum { K = 50, ROWS = 3 };
+    const topk_variant *v = &fast_chunks_topk_variant;
+    topk_case c = topk_case_create(ROWS, 128256, DTYPE_BF16, (input_spec){DIST_UNIFORM, 0.0, 10.0}, 1021, K);
+    void *workspace = topk_workspace_alloc(v, &c, K);
+    cr_assert(workspace, "fast_chunks cuts 3 rows of 128256 into chunks, with a workspace");
+    for (int run = 0; run < 3; run++) {
+        v->run(c.x, c.dtype, c.rows, c.cols, K, c.idx, c.prob, workspace);
+        int launches;
+        const topk_check r = topk_case_check(&c, v, K, workspace, &launches);
+        cr_expect(r.pass, "launch %d after another: %zu index errors, %zu probability failures", 2 * run + 2,
+                  r.index_errors, r.prob_failures);
+        unsigned tickets[ROWS];
+        CUDA_CHECK(cudaMemcpy(tickets, workspace, sizeof tickets, cudaMemcpyDeviceToHost));
+        for (int row = 0; row < ROWS; row++)
+            cr_expect_eq(tickets[row], 0u, "row %d's ticket after launch %d", row, 2 * run + 2);
+    }
+    CUDA_CHECK(cudaFree(workspace));
+    topk_case_destroy(&c);
 }

@@ -1,9 +1,9 @@
 /* One batch past 2^31 logits: 32768 rows of 65537 (2^31 + 2^15), for the row softmaxes (stage 05's
  * online_rows; stage 04's block_per_row and thread_per_row) and the top-K kernels that take it
- * (stage 06's fast_row, fast, fast_split on compute capability 9.0 and later, and fused for K <= 32;
- * unfused refuses it: CUB counts its items in an int). A kernel that kept an index into the whole
- * batch in 32 bits would wrap here, and read or write the wrong logits: the check of every output,
- * or a crash, shows it.
+ * (stage 06's fast_row, fast_chunks, fast, fast_split on compute capability 9.0 and later, and
+ * fused for K <= 32; unfused refuses it: CUB counts its items in an int). A kernel that kept an
+ * index into the whole batch in 32 bits would wrap here, and read or write the wrong logits: the
+ * check of every output, or a crash, shows it.
  *
  * It needs some 17 GB of GPU memory and 35 GB of host memory (x, y and the fp64 reference of the
  * softmax), and skips with one line where there is less. The two tests take 30 to 40 s on an H100
@@ -195,6 +195,7 @@ Test(sweep, past_2_31_logits_topk)
         expect_takes(&unfused_topk_variant, &c, ks[i], false);
         expect_takes(&fused_topk_variant, &c, ks[i], ks[i] <= 32);
         expect_takes(&fast_row_topk_variant, &c, ks[i], true);
+        expect_takes(&fast_chunks_topk_variant, &c, ks[i], true);
         expect_takes(&fast_split_topk_variant, &c, ks[i], gpu.cc_major >= 9);
         expect_takes(&fast_topk_variant, &c, ks[i], true);
         expect_all_pass(&c, ks[i], "32768 x 65537 (past 2^31 logits)");

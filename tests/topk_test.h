@@ -8,8 +8,9 @@
 #include "gpu_test.h"
 
 static const topk_variant *const topk_variants[] = {&unfused_topk_variant, &fused_topk_variant, &fast_row_topk_variant,
-                                                    &fast_split_topk_variant, &fast_topk_variant};
-#define N_TOPK_VARIANTS 5
+                                                    &fast_chunks_topk_variant, &fast_split_topk_variant,
+                                                    &fast_topk_variant};
+#define N_TOPK_VARIANTS 6
 
 static inline gpu_info open_or_skip(void)
 {

@@ -1,10 +1,11 @@
-// fast/fast.cu — the variants fast_row, fast_split and fast, and how fast picks between them.
+// fast/fast.cu — the variants fast_row, fast_chunks, fast_split and fast, and how fast picks.
 //
-// What it does: fast_row gives a row one warp, so with fewer rows than SMs some SMs get no work
-// at all; fast_split spreads a row over a cluster of 16 SMs instead. fast takes fast_split below
-// one row an SM, on a GPU with clusters, and fast_row otherwise: a simple rule, measured at the
-// two ends (a batch of one, 8192 rows), not at the rows in between.
-// The two kernels are compiled here, together, in one translation unit: they share the device
+// What it does: fast_row gives a row one warp, so with fewer rows than it takes to fill the GPU
+// with warps, SMs idle or wait on too few loads; fast_chunks cuts each row into chunks, a warp
+// each, until the grid has enough warps; fast_split spreads a batch of one row over a cluster of
+// 16 SMs. fast takes one of the three by the number of rows (fast_picks), at thresholds set from a
+// sweep of rows for each kernel.
+// The kernels are compiled here, together, in one translation unit: they share the device
 // functions of warp_row.cuh, which are then compiled once, with every caller in view.
 // Assumes: the open GPU is the one the kernels run on (the SM count is read once).
 // Read next: the stage's README, "What to look at in the numbers".
@@ -13,6 +14,7 @@
 #include "../../common/check.h"
 #include "../fused_topk.h"
 #include "fast.h"
+#include "fast_chunks.cuh"
 #include "fast_row.cuh"
 #include "fast_split.cuh"
 
@@ -27,33 +29,34 @@ static int sm_count(void)
     return sms;
 }
 
-// Below one row an SM, a row over a cluster; else a warp a row.
-extern "C" bool fast_takes_split(size_t rows, logit_dtype dtype)
-{
-    return rows < (size_t)sm_count() && fast_split_available(dtype);
-}
+typedef enum { KERNEL_ROW, KERNEL_CHUNKS, KERNEL_SPLIT } fast_kernel;
+
+// fast_chunks' cut of the rows on this GPU.
+static chunk_cut chunks_for(size_t rows, size_t cols, int k) { return chunk_plan(rows, cols, k, sm_count()); }
 
 // One kernel's launch for the logits' type, on `stream`; `dependent`: a programmatic dependent
 // launch (dependent_launch.cuh).
 template <typename T>
-static void launch_fast(bool split, const void *x, size_t rows, size_t cols, int k, int *indices, float *probs,
-                        cudaStream_t stream, bool dependent)
+static void launch_fast(fast_kernel kernel, const void *x, size_t rows, size_t cols, int k, int *indices, float *probs,
+                        void *workspace, cudaStream_t stream, bool dependent)
 {
-    if (split)
+    if (kernel == KERNEL_SPLIT)
         launch_fast_split<T>(x, rows, cols, k, indices, probs, stream, dependent);
+    else if (kernel == KERNEL_CHUNKS)
+        launch_fast_chunks<T>(x, rows, cols, k, chunks_for(rows, cols, k), workspace, indices, probs);
     else
         launch_fast_row<T>(x, rows, cols, k, indices, probs, stream, dependent);
 }
 
-static int fast_topk_with(bool split, const void *x, logit_dtype dtype, size_t rows, size_t cols, int k,
-                          int *indices, float *probs, cudaStream_t stream = 0, bool dependent = false)
+static int fast_topk_with(fast_kernel kernel, const void *x, logit_dtype dtype, size_t rows, size_t cols, int k,
+                          int *indices, float *probs, void *workspace, cudaStream_t stream = 0, bool dependent = false)
 {
     if (dtype == DTYPE_F32)
-        launch_fast<float>(split, x, rows, cols, k, indices, probs, stream, dependent);
+        launch_fast<float>(kernel, x, rows, cols, k, indices, probs, workspace, stream, dependent);
     else if (dtype == DTYPE_BF16)
-        launch_fast<__nv_bfloat16>(split, x, rows, cols, k, indices, probs, stream, dependent);
+        launch_fast<__nv_bfloat16>(kernel, x, rows, cols, k, indices, probs, workspace, stream, dependent);
     else
-        launch_fast<__half>(split, x, rows, cols, k, indices, probs, stream, dependent);
+        launch_fast<__half>(kernel, x, rows, cols, k, indices, probs, workspace, stream, dependent);
     return 1;
 }
 
@@ -65,34 +68,35 @@ extern "C" bool fast_pdl_available(logit_dtype dtype)
     return fast_split_available(dtype);
 }
 
-// A batch of one, as fast takes it (fast_takes_split), for a decode loop's step.
+// A batch of one, for a decode loop's step: fast_split, as fast takes it, where the GPU has
+// clusters; fast_row otherwise (fast_chunks' workspace and ticket are not for a loop of launches).
 extern "C" void fast_launch_one_row(const void *x, logit_dtype dtype, size_t cols, int k, int *indices, float *probs,
                                     cudaStream_t stream, bool dependent)
 {
     if (dependent && !fast_pdl_available(dtype))
         die(1, "fast_launch_one_row: a dependent launch needs compute capability 9.0 and a build for sm_90");
-    fast_topk_with(fast_takes_split(1, dtype), x, dtype, 1, cols, k, indices, probs, stream, dependent);
+    const fast_kernel kernel = fast_split_available(dtype) ? KERNEL_SPLIT : KERNEL_ROW;
+    fast_topk_with(kernel, x, dtype, 1, cols, k, indices, probs, NULL, stream, dependent);
 }
 
 static int fast_row_topk(const void *x, logit_dtype dtype, size_t rows, size_t cols, int k, int *indices,
                          float *probs, void *workspace)
 {
     (void)workspace;
-    return fast_topk_with(false, x, dtype, rows, cols, k, indices, probs);
+    return fast_topk_with(KERNEL_ROW, x, dtype, rows, cols, k, indices, probs, NULL);
+}
+
+static int fast_chunks_topk(const void *x, logit_dtype dtype, size_t rows, size_t cols, int k, int *indices,
+                            float *probs, void *workspace)
+{
+    return fast_topk_with(KERNEL_CHUNKS, x, dtype, rows, cols, k, indices, probs, workspace);
 }
 
 static int fast_split_topk(const void *x, logit_dtype dtype, size_t rows, size_t cols, int k, int *indices,
                            float *probs, void *workspace)
 {
     (void)workspace;
-    return fast_topk_with(true, x, dtype, rows, cols, k, indices, probs);
-}
-
-static int fast_auto_topk(const void *x, logit_dtype dtype, size_t rows, size_t cols, int k, int *indices,
-                          float *probs, void *workspace)
-{
-    (void)workspace;
-    return fast_topk_with(fast_takes_split(rows, dtype), x, dtype, rows, cols, k, indices, probs);
+    return fast_topk_with(KERNEL_SPLIT, x, dtype, rows, cols, k, indices, probs, NULL);
 }
 
 // A lane of fast_row adds up its share of the row (a 32nd) in float32, a chunk after another: past
@@ -128,9 +132,61 @@ static double fast_bytes_per_row(size_t rows, size_t cols, int k, logit_dtype dt
     return (double)cols * dtype_size(dtype) + 8.0 * k;
 }
 
+// As fast_row, and each chunk's K keys and statistic written and read back once.
+static double fast_chunks_bytes_per_row(size_t rows, size_t cols, int k, logit_dtype dtype)
+{
+    const chunk_cut cut = chunks_for(rows, cols, k);
+    const double left = cut.chunks == 1 ? 0.0 : 2.0 * cut.chunks * (8.0 * k + sizeof(online_stat));
+    return fast_bytes_per_row(rows, cols, k, dtype) + left;
+}
+
+static size_t fast_chunks_workspace_bytes(size_t rows, size_t cols, int k, logit_dtype dtype)
+{
+    (void)dtype;
+    return chunk_workspace_bytes(rows, k, chunks_for(rows, cols, k));
+}
+
 extern "C" const topk_variant fast_row_topk_variant = {"fast_row", fast_bytes_per_row, NULL, fast_row_topk, FAST_MAX_K, true,
                                             fast_row_fits, NULL};
+extern "C" const topk_variant fast_chunks_topk_variant = {"fast_chunks", fast_chunks_bytes_per_row,
+                                                         fast_chunks_workspace_bytes, fast_chunks_topk, FAST_MAX_K,
+                                                         true, fast_row_fits, NULL};
 extern "C" const topk_variant fast_split_topk_variant = {"fast_split", fast_bytes_per_row, NULL, fast_split_topk, FAST_MAX_K, true,
                                               fast_split_fits, fast_split_why_not_here};
-extern "C" const topk_variant fast_topk_variant = {"fast", fast_bytes_per_row, NULL, fast_auto_topk, FAST_MAX_K, true,
-                                                  fast_row_fits, NULL};
+
+// fast's rule: fast_split for a batch of at most FAST_SPLIT_MOST_ROWS rows (on a GPU with
+// clusters), fast_chunks below FAST_ROW_FROM_ROWS_PER_SM rows an SM, fast_row from there. The
+// thresholds are measured ones: each is where a sweep of rows (./run --rows R --variant fast_split,
+// fast_chunks, fast_row) finds the next kernel faster, and JOURNAL.md records that sweep.
+#define FAST_SPLIT_MOST_ROWS 1
+#define FAST_ROW_FROM_ROWS_PER_SM 4
+
+extern "C" const topk_variant *fast_picks(size_t rows, size_t cols, int k, logit_dtype dtype)
+{
+    (void)cols, (void)k;
+    if (rows <= FAST_SPLIT_MOST_ROWS && fast_split_available(dtype))
+        return &fast_split_topk_variant;
+    if (rows < (size_t)FAST_ROW_FROM_ROWS_PER_SM * sm_count())
+        return &fast_chunks_topk_variant;
+    return &fast_row_topk_variant;
+}
+
+static double fast_auto_bytes_per_row(size_t rows, size_t cols, int k, logit_dtype dtype)
+{
+    return fast_picks(rows, cols, k, dtype)->bytes_per_row(rows, cols, k, dtype);
+}
+
+static size_t fast_auto_workspace_bytes(size_t rows, size_t cols, int k, logit_dtype dtype)
+{
+    const topk_variant *picked = fast_picks(rows, cols, k, dtype);
+    return picked->workspace_bytes ? picked->workspace_bytes(rows, cols, k, dtype) : 0;
+}
+
+static int fast_auto_topk(const void *x, logit_dtype dtype, size_t rows, size_t cols, int k, int *indices,
+                          float *probs, void *workspace)
+{
+    return fast_picks(rows, cols, k, dtype)->run(x, dtype, rows, cols, k, indices, probs, workspace);
+}
+
+extern "C" const topk_variant fast_topk_variant = {"fast", fast_auto_bytes_per_row, fast_auto_workspace_bytes,
+                                                  fast_auto_topk, FAST_MAX_K, true, fast_row_fits, NULL};

@@ -10,10 +10,12 @@
  *   sample.cuh       the first threshold, from a sample spread over the row
  *   warp_row.cuh     one warp's pass over one row
  *   fast_row.cuh     the kernel: a warp per row                          (many rows)
+ *   chunk_merge.cuh  a row's chunks: what each chunk's warp leaves, and the last one's merge
+ *   fast_chunks.cuh  the kernel: a row cut into chunks, a warp per chunk (a few rows)
  *   cluster_kth.cuh  the K-th largest of a block's numbers, to 24 bits
  *   fast_split.cuh   the kernel: a row over a cluster of 16 blocks      (a batch of one)
  *   dependent_launch.cuh  a kernel's wait for the launch ahead (programmatic dependent launch)
- *   fast.cu          the variants, and how fast picks between the two kernels */
+ *   fast.cu          the variants, and how fast picks between the three kernels */
 #ifndef FAST_FAST_H
 #define FAST_FAST_H
 
@@ -26,7 +28,7 @@
 extern "C" {
 #endif
 
-/* The largest K of fast_row, fast_split and fast: their shared memory is sized for it. */
+/* The largest K of fast_row, fast_chunks, fast_split and fast: their shared memory is sized for it. */
 #define FAST_MAX_K 1024
 
 /* Blocks in fast_split's cluster where the GPU allows it (else 8): its grid has that many a row. */

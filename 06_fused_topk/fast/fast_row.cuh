@@ -17,7 +17,7 @@
 // Each block has FAST_WARPS warps, each with its own row and its own part of the block's dynamic
 // shared memory (warp_capacity(K) keys). No block-wide barrier: a warp past the last row leaves.
 // Assumes: rows x cols logits, row-major; any row length; K <= FAST_MAX_K and K <= cols.
-// Read next: cluster_kth.cuh and fast_split.cuh, for a batch too small to fill the GPU this way.
+// Read next: chunk_merge.cuh and fast_chunks.cuh, for a batch too small to fill the GPU this way.
 #ifndef FAST_FAST_ROW_CUH
 #define FAST_FAST_ROW_CUH
 

@@ -1,0 +1,150 @@
+// fast/fast_chunks.cuh — fast_chunks: a row cut into chunks, a warp per chunk.
+//
+// What fast_row and fast_split leave on the table between a batch of one and a full grid: a warp
+// of fast_row keeps only a few loads in flight, so it reads its row at a small fraction of what an
+// SM can take, and with a few hundred rows the GPU has too few warps to fill its memory system;
+// fast_split gives a row 16 whole SMs and a cluster's fixed costs, and few such clusters run at once.
+// Here each row is cut into W chunks of whole CHUNK_GRANULE logits (the last chunk takes what is
+// left), W chosen so that the grid has some CHUNK_WARPS_PER_SM warps an SM (chunk_plan), and each
+// chunk gets a warp that makes fast_row's pass over it (warp_row.cuh: the sample, the threshold,
+// the candidates, the statistic), sampling within its chunk. It leaves its (m, d) and its best K in
+// a workspace, and the last warp of the row to finish merges them (chunk_merge.cuh) and writes the
+// answer as fast_row does. With W = 1 there is nothing to merge: the launch is fast_row's.
+// The cost over fast_row: W lists of K keys written and read back, and the last warp's merge, on
+// the row's way to its answer; what it buys is W times the loads in flight for the row.
+// Assumes: K <= FAST_MAX_K and K <= cols; cols <= FAST_ROW_MAX_COLS (fast.cu); a workspace of
+// chunk_workspace_bytes, zeroed before the first launch.
+// Read next: cluster_kth.cuh and fast_split.cuh, for a batch of one.
+#ifndef FAST_FAST_CHUNKS_CUH
+#define FAST_FAST_CHUNKS_CUH
+
+#include "../../common/check.h"
+#include "chunk_merge.cuh"
+#include "fast.h"
+#include "fast_row.cuh"
+
+// The warps the grid of fast_chunks should have for each SM: W grows until rows x W reaches this
+// times the SM count, or until the chunks reach their shortest. For the sweep that sets it,
+// make NVCC_EXTRA="-DCHUNK_WARPS_PER_SM=N" builds with another.
+#ifndef CHUNK_WARPS_PER_SM
+#define CHUNK_WARPS_PER_SM 16
+#endif
+
+// A chunk is a whole number of CHUNK_GRANULE logits, so that every chunk but the last holds at
+// least FAST_MAX_K of them. It is at least CHUNK_LOGITS_PER_K x K logits long: its list of K keys
+// is written and read back (2 x 8 bytes a key), which for a chunk that short adds at most a quarter
+// to its float32 logits' bytes, half to 16-bit ones'.
+#define CHUNK_GRANULE 1024
+#define CHUNK_LOGITS_PER_K 16
+
+// A row's cut: `chunks` chunks of `length` logits, the last one what is left.
+typedef struct {
+    int chunks, length;
+} chunk_cut;
+
+// W for rows x cols at top-k on `sms` SMs: enough warps to reach CHUNK_WARPS_PER_SM an SM, as
+// long as the chunks stay at least as long as the bounds above. 1 where the rows alone do it.
+static chunk_cut chunk_plan(size_t rows, size_t cols, int k, int sms)
+{
+    const size_t granules = (cols + CHUNK_GRANULE - 1) / CHUNK_GRANULE;
+    const size_t shortest = ((size_t)CHUNK_LOGITS_PER_K * k + CHUNK_GRANULE - 1) / CHUNK_GRANULE; // in granules
+    const size_t wanted = ((size_t)CHUNK_WARPS_PER_SM * sms + rows - 1) / rows;
+    size_t chunks = granules / shortest;
+    if (chunks > wanted)
+        chunks = wanted;
+    if (chunks < 1)
+        chunks = 1;
+    const size_t length = (granules + chunks - 1) / chunks * CHUNK_GRANULE;
+    const chunk_cut cut = {(int)((cols + length - 1) / length), (int)length};
+    return cut;
+}
+
+// Warp g of the grid takes chunk g % W of row g / W: neighbouring warps, neighbouring chunks.
+__device__ __forceinline__ unsigned chunk_warp(void) { return blockIdx.x * FAST_WARPS + threadIdx.x / WARP_SIZE; }
+
+// After a chunk's pass, its best K sorted in buf: what the chunk leaves, and for the row's last
+// chunk the merge and the answer, in this warp's buffer. A call, compiled once for the three
+// dtypes, whose loads in flight cost the pass over the chunk no registers.
+__device__ __noinline__ void chunk_finish(chunk_workspace ws, rank_key *buf, int k, int capacity, chunk_cut cut,
+                                          online_stat s, int *indices, float *probs)
+{
+    const unsigned g = chunk_warp(), row = g / cut.chunks;
+    const int first = (int)(g % cut.chunks) * cut.length;
+    if (!chunk_leave_and_count(ws, row, g, cut.chunks, buf, k, first, s))
+        return;
+    const size_t row_slots = (size_t)row * cut.chunks;
+    warp_candidates w = warp_candidates_init(buf, k, capacity);
+    merge_chunk_lists(w, ws.lists + row_slots * k, cut.chunks);
+    write_topk(w.buf, combine_chunk_stats(ws.stats + row_slots, cut.chunks), row, k, indices, probs);
+}
+
+// Each warp makes fast_row's pass over its chunk, with its own part of the block's dynamic shared
+// memory; no block-wide barrier follows: a warp past the last chunk, or one whose row is not done,
+// leaves. With Guess, as in fast_row, the first threshold is a guess from the chunk's sample, and
+// a chunk in which fewer than K logits (all of them, in a last chunk shorter than K) reached it is
+// ranked again.
+template <typename T, bool Guess>
+static __global__ void __launch_bounds__(FAST_THREADS, 8)
+    fast_chunks_kernel(const T *__restrict__ x, unsigned rows, size_t cols, int k, chunk_cut cut,
+                       chunk_workspace ws, int *__restrict__ indices, float *__restrict__ probs)
+{
+    extern __shared__ rank_key buffers[]; // FAST_WARPS x capacity
+    const unsigned g = chunk_warp();
+    if (g >= rows * (unsigned)cut.chunks)
+        return; // the whole warp: no block-wide barrier follows
+    const unsigned row = g / cut.chunks;
+    const int first = (int)(g % cut.chunks) * cut.length, n = min(cut.length, (int)cols - first);
+    const int capacity = warp_capacity(k, logits16<T>::count);
+    warp_candidates w = warp_candidates_init(buffers + threadIdx.x / WARP_SIZE * capacity, k, capacity);
+    online_stat s = ONLINE_IDENTITY;
+    const T *xc = x + row * cols + first;
+    warp_offer_row(w, s, xc, n, Guess);
+    warp_keep_best(w);
+    if (Guess && w.buf[min(k, n) - 1] == 0) // fewer than K (or n) logits reached the guess
+        warp_rank_row_again(w.buf, k, xc, n);
+    chunk_finish(ws, w.buf, k, capacity, cut, warp_combine(s), indices, probs);
+}
+
+// The workspace a launch with this cut needs: none where W is 1.
+static size_t chunk_workspace_bytes(size_t rows, int k, chunk_cut cut)
+{
+    chunk_workspace unused;
+    return cut.chunks == 1 ? 0 : chunk_workspace_plan(NULL, rows, cut.chunks, k, &unused);
+}
+
+template <typename T, bool Guess>
+static void launch_fast_chunks_kernel(const void *x, size_t rows, size_t cols, int k, chunk_cut cut,
+                                      const chunk_workspace &ws, int *indices, float *probs)
+{
+    static bool shared_memory_raised;
+    if (!shared_memory_raised) { // room for the largest K
+        const int most = FAST_WARPS * warp_capacity(FAST_MAX_K, logits16<T>::count) * (int)sizeof(rank_key);
+        CUDA_CHECK(cudaFuncSetAttribute(fast_chunks_kernel<T, Guess>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        most));
+        shared_memory_raised = true;
+    }
+    const size_t shared = FAST_WARPS * warp_capacity(k, logits16<T>::count) * sizeof(rank_key);
+    const size_t warps = rows * (size_t)cut.chunks;
+    fast_chunks_kernel<T, Guess><<<(unsigned)((warps + FAST_WARPS - 1) / FAST_WARPS), FAST_THREADS, shared>>>(
+        (const T *)x, (unsigned)rows, cols, k, cut, ws, indices, probs);
+    CUDA_CHECK_LAUNCH("fast_chunks_kernel");
+}
+
+// Rows cut as `cut` says (W = 1: fast_row's launch), into a workspace of chunk_workspace_bytes for
+// the same cut; W > 1 only while rows x W is within a grid's warps (chunk_plan), so the warp's
+// number fits 32 bits.
+template <typename T>
+static void launch_fast_chunks(const void *x, size_t rows, size_t cols, int k, chunk_cut cut, void *workspace,
+                               int *indices, float *probs)
+{
+    if (cut.chunks == 1)
+        return launch_fast_row<T>(x, rows, cols, k, indices, probs, 0, false);
+    chunk_workspace ws;
+    chunk_workspace_plan(workspace, rows, cut.chunks, k, &ws);
+    if (k > GUESS_ABOVE_K)
+        launch_fast_chunks_kernel<T, true>(x, rows, cols, k, cut, ws, indices, probs);
+    else
+        launch_fast_chunks_kernel<T, false>(x, rows, cols, k, cut, ws, indices, probs);
+}
+
+#endif
