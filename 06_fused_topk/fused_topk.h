@@ -2,6 +2,7 @@
 #ifndef FUSED_TOPK_H
 #define FUSED_TOPK_H
 
+#include "../common/sample.h"
 #include "../common/topk_bench.h"
 
 #ifdef __cplusplus
@@ -21,6 +22,20 @@ extern const topk_variant fast_topk_variant;
 /* The exercise (EXERCISE_VARIANT): K = 1, the argmax carried in the online statistic, a warp per row.
  * ./run links the scaffold, exercise.cu; ./run_solution and the tests, solution/exercise.cu. */
 extern const topk_variant fused_topk_exercise_variant;
+
+/* A token a row drawn from the top K (common/sample.h says how), fused into fast_row and
+ * fast_split (fast/draw.cuh). Everything here is device memory: the per-row arrays of params, and
+ * rows of each output. */
+typedef struct {
+    sample_params params;
+    int *tokens;
+    float *token_probs, *token_logprobs;
+} sample_request;
+
+/* fast's top-K of the rows, as the variant computes it (fast_split where split, else fast_row),
+ * and the draw: one launch, on the default stream, checked. */
+void fast_topk_sample(bool split, const void *x, logit_dtype dtype, size_t rows, size_t cols, int k, int *indices,
+                      float *probs, const sample_request *draw);
 
 /* Whether fast takes fast_split for this many rows: fewer rows than SMs, on a GPU with clusters. */
 bool fast_takes_split(size_t rows, logit_dtype dtype);

@@ -33,47 +33,54 @@ extern "C" bool fast_takes_split(size_t rows, logit_dtype dtype)
     return rows < (size_t)sm_count() && fast_split_available(dtype);
 }
 
-// One kernel's launch for the logits' type.
+// One kernel's launch for the logits' type; draw: NULL for the top-K alone.
 template <typename T>
-static void launch_fast(bool split, const void *x, size_t rows, size_t cols, int k, int *indices, float *probs)
+static void launch_fast(bool split, const void *x, size_t rows, size_t cols, int k, int *indices, float *probs,
+                        const sample_request *draw)
 {
     if (split)
-        launch_fast_split<T>(x, rows, cols, k, indices, probs);
+        launch_fast_split<T>(x, rows, cols, k, indices, probs, draw);
     else
-        launch_fast_row<T>(x, rows, cols, k, indices, probs);
+        launch_fast_row<T>(x, rows, cols, k, indices, probs, draw);
 }
 
 static int fast_topk_with(bool split, const void *x, logit_dtype dtype, size_t rows, size_t cols, int k,
-                          int *indices, float *probs)
+                          int *indices, float *probs, const sample_request *draw)
 {
     if (dtype == DTYPE_F32)
-        launch_fast<float>(split, x, rows, cols, k, indices, probs);
+        launch_fast<float>(split, x, rows, cols, k, indices, probs, draw);
     else if (dtype == DTYPE_BF16)
-        launch_fast<__nv_bfloat16>(split, x, rows, cols, k, indices, probs);
+        launch_fast<__nv_bfloat16>(split, x, rows, cols, k, indices, probs, draw);
     else
-        launch_fast<__half>(split, x, rows, cols, k, indices, probs);
+        launch_fast<__half>(split, x, rows, cols, k, indices, probs, draw);
     return 1;
+}
+
+extern "C" void fast_topk_sample(bool split, const void *x, logit_dtype dtype, size_t rows, size_t cols, int k,
+                                 int *indices, float *probs, const sample_request *draw)
+{
+    fast_topk_with(split, x, dtype, rows, cols, k, indices, probs, draw);
 }
 
 static int fast_row_topk(const void *x, logit_dtype dtype, size_t rows, size_t cols, int k, int *indices,
                          float *probs, void *workspace)
 {
     (void)workspace;
-    return fast_topk_with(false, x, dtype, rows, cols, k, indices, probs);
+    return fast_topk_with(false, x, dtype, rows, cols, k, indices, probs, NULL);
 }
 
 static int fast_split_topk(const void *x, logit_dtype dtype, size_t rows, size_t cols, int k, int *indices,
                            float *probs, void *workspace)
 {
     (void)workspace;
-    return fast_topk_with(true, x, dtype, rows, cols, k, indices, probs);
+    return fast_topk_with(true, x, dtype, rows, cols, k, indices, probs, NULL);
 }
 
 static int fast_auto_topk(const void *x, logit_dtype dtype, size_t rows, size_t cols, int k, int *indices,
                           float *probs, void *workspace)
 {
     (void)workspace;
-    return fast_topk_with(fast_takes_split(rows, dtype), x, dtype, rows, cols, k, indices, probs);
+    return fast_topk_with(fast_takes_split(rows, dtype), x, dtype, rows, cols, k, indices, probs, NULL);
 }
 
 // A lane of fast_row adds up its share of the row (a 32nd) in float32, a chunk after another: past

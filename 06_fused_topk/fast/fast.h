@@ -9,6 +9,7 @@
  *   offer.cuh        a chunk of logits tested against the threshold and appended, by ballots
  *   sample.cuh       the first threshold, from a sample spread over the row
  *   warp_row.cuh     one warp's pass over one row
+ *   draw.cuh         one token drawn from the row's sorted winners (--sample)
  *   fast_row.cuh     the kernel: a warp per row                          (many rows)
  *   cluster_kth.cuh  the K-th largest of a block's numbers, to 24 bits
  *   fast_split.cuh   the kernel: a row over a cluster of 16 blocks      (a batch of one)
