@@ -159,6 +159,12 @@ END {
     topk_table("dtype")
     table_block("table:06_batch1")
     topk_table("batch1")
+    # The draw of a token a row (--sample): rows only in runs made since it was added.
+    table_block("table:06_sample")
+    if (rows_where("experiment", "sample") == "")
+        print "No `sample` rows in this run: it was made before stage 06 drew tokens. The next default run of `06_fused_topk/run` writes them."
+    else
+        topk_table("sample")
 
     V = 50257
     u = topk_row("workload", "unfused", "float32", V, 10); f = topk_row("workload", "fused", "float32", V, 10)
