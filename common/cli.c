@@ -120,7 +120,7 @@ static int parse_sampling(const char *value, bool (*ok)(double), float *number, 
     }
     char *end;
     double v;
-    if (parse_number(value, &end, &v) || *end != '\0' || !ok(v))
+    if (parse_number(value, &end, &v) || *end != '\0' || !ok((float)v)) /* in range as the float it becomes */
         return -1;
     *number = (float)v;
     return 0;
@@ -186,6 +186,8 @@ cli_status cli_parse(int argc, char **argv, cli_options *opts, char *err, size_t
             value = i + 1 < argc ? argv[i + 1] : NULL;
         }
 
+        if (strcmp(name, "--sample") == 0)
+            return fail(err, err_len, "--sample takes no value");
         static const char *const known[] = {"--n",     "--sizes",  "--range", "--dist",
                                             "--iters", "--warmup", "--seed",  "--csv",
                                             "--variant", "--rows",  "--cols",

@@ -24,6 +24,8 @@ sample_draw reference_sample_row(const float *logits, const int *ranked, int k, 
     const double x0 = logits[ranked[0]];
     if (temperature == 0.0f)
         return (sample_draw){.token = ranked[0], .prob = 1.0, .logprob = 0.0, .margin = INFINITY, .kept = 1};
+    if (!(x0 > -INFINITY)) /* every logit masked: no softmax, so no distribution to draw from */
+        return (sample_draw){.token = ranked[0], .prob = NAN, .logprob = NAN, .margin = INFINITY, .kept = 1};
     const double t = temperature;
     double *cum = malloc((size_t)k * sizeof *cum);
     double total = 0.0, margin = INFINITY;

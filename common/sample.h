@@ -13,7 +13,9 @@
  *   - the draw: u from Philox keyed by (seed, row) (philox.h); the token is the first kept one whose
  *     cumulative weight exceeds u x the kept total (the last kept one if rounding leaves none).
  * Its probability is w_i / kept total, and its log-probability (x_i - x_0) / T - log(kept total),
- * computed directly, not as the log of a probability that may have underflowed.
+ * computed directly, not as the log of a probability that may have underflowed. A row whose logits
+ * are all -inf has no softmax (topk.h): its probability and log-probability are NaN, which no
+ * kernel output can match.
  *
  * The kernel computes the weights and their sums in float32, the reference in double: the two can
  * disagree only where a decision lies within rounding of its boundary (u x total at a cumulative

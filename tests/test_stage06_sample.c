@@ -181,6 +181,11 @@ Test(sample_cpu, masked_logits_are_never_drawn)
         cr_expect(isfinite(x[d.token]) && isfinite(d.logprob) && d.prob > 0.0, "row %llu: token %d",
                   (unsigned long long)r, d.token);
     }
+    /* Every logit masked: no softmax, no distribution; NaN, which no kernel output passes. */
+    for (int i = 0; i < 30; i++)
+        x[i] = -INFINITY;
+    const sample_draw none = draw_one(x, 30, 20, 1.0f, 1.0f, 0.0f, 13, 0);
+    cr_expect(isnan(none.prob) && isnan(none.logprob), "an all -inf row: p %g", none.prob);
 }
 
 /* reference_sample with per-row T, P and K gives each row what a call with that row's values does. */

@@ -76,7 +76,7 @@ __device__ void warp_draw(const rank_key *sorted, int k_selected, size_t row, co
         const float reach = top_p < 1.0f ? top_p * total : INFINITY;
         int kept = 0;
         float kept_total = 0.0f, before = 0.0f;
-        for (int tile = 0; !kept; tile += WARP_SIZE) {
+        for (int tile = 0; !kept && tile < k; tile += WARP_SIZE) { // none in a row of -inf: NaN out
             const int j = tile + lane;
             const weight_tile s = weigh_tile(sorted, k, j, x0, t, before);
             const unsigned ends = __ballot_sync(FULL_MASK, j < k && (j == by_min_p - 1 || s.cum >= reach));
