@@ -69,9 +69,13 @@ static void title(const stage_context *st, const char *what)
 }
 
 /* The default run's draw (the `sample` rows): K = 50, T = 0.8, top-p 0.9, the workload's usual
- * sampler settings, by fast with the draw fused in. Returns 1 if it failed. */
-static int default_draw(const stage_context *st, topk_case *c)
+ * sampler settings, by fast with the draw fused in, under the line `what`; only where fast is
+ * chosen. Returns 1 if it failed. */
+static int default_draw(const stage_context *st, topk_case *c, const char *what)
 {
+    if (!stage_chosen(st, fast_topk_variant.name))
+        return 0;
+    printf("%s\n", what);
     const sample_params how = {.temperature = 0.8f, .top_p = 0.9f, .seed = st->opts.seed};
     sample_run s = sample_run_create(c, 50, how, fast_takes_split(c->rows, c->dtype));
     const bool pass = sample_bench(&st->bench, c, 50, &s, fast_topk_variant.name, "sample");
@@ -102,9 +106,8 @@ static int default_run(const stage_context *st)
     title(st, "K from 1 to 1024, same logits.");
     for (int i = 0; i < 5; i++)
         failed += experiment(st, &c, headline, 4, sweep[i], "k_sweep");
-    printf("\n");
-    title(st, "A token a row drawn from the top 50, T = 0.8, top-p 0.9, fused into fast (every token checked).");
-    failed += default_draw(st, &c);
+    failed += default_draw(st, &c, "\nA token a row drawn from the top 50, T = 0.8, top-p 0.9, fused into fast "
+                                   "(every token checked first):");
     topk_case_destroy(&c);
     printf("\n");
 
@@ -121,10 +124,8 @@ static int default_run(const stage_context *st)
     for (int i = 0; i < 3; i++) {
         c = topk_case_create(1, vocabularies[i], DTYPE_F32, input, seed + 10 + i, 50);
         failed += experiment(st, &c, batch1, 4, 50, "batch1");
-        if (vocabularies[i] == 128256) {
-            printf("  and a token drawn from its top 50, T = 0.8, top-p 0.9, fused into fast:\n");
-            failed += default_draw(st, &c);
-        }
+        if (vocabularies[i] == 128256)
+            failed += default_draw(st, &c, "  and a token drawn from its top 50, T = 0.8, top-p 0.9, fused into fast:");
         topk_case_destroy(&c);
     }
     printf("\nKB/row: the bytes each variant's algorithm moves per row (unfused: a lower bound, the sort"
