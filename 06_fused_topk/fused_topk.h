@@ -4,6 +4,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "../common/sample.h"
 #include "../common/topk_bench.h"
 
 #ifdef __cplusplus
@@ -38,6 +39,23 @@ bool fast_pdl_available(logit_dtype dtype);
  * where fast_pdl_available). A decode loop's step (decode_loop.h). */
 void fast_launch_one_row(const void *x, logit_dtype dtype, size_t cols, int k, int *indices, float *probs,
                          cudaStream_t stream, bool dependent);
+
+/* A token a row drawn from the top K (common/sample.h says how), fused into fast_row and
+ * fast_split (fast/draw.cuh). Everything here is device memory: the per-row arrays of params, and
+ * rows of each output. */
+typedef struct {
+    sample_params params;
+    int *tokens;
+    float *token_probs, *token_logprobs;
+} sample_request;
+
+/* The top-K of the rows and the draw, in one launch on the default stream, checked: fast_split's
+ * kernel where split, else fast_row's (fast_chunks has no draw). */
+void fast_topk_sample(bool split, const void *x, logit_dtype dtype, size_t rows, size_t cols, int k, int *indices,
+                      float *probs, const sample_request *draw);
+
+/* Whether fast takes fast_split for this many rows (fast_picks). */
+bool fast_takes_split(size_t rows, logit_dtype dtype);
 
 #ifdef __cplusplus
 }

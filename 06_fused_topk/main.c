@@ -1,7 +1,8 @@
 /* Stage 06's program: top-K of a softmax over rows of logits, unfused against fused against fast,
  * on the logits a language model emits for a batch of 64 sequences of 128 tokens (a row of 50257
- * per token, GPT-2's vocabulary), a sweep of K, 16-bit logits and a batch of one; or on your own
- * logits (--input) with the answer written as .npy (--output). */
+ * per token, GPT-2's vocabulary), a sweep of K, 16-bit logits, a batch of one, and a token drawn
+ * from each row's top K; or on your own logits (--input) with the answer written as .npy
+ * (--output), and with --sample a token a row drawn as well. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "../common/stage.h"
 #include "decode_loop.h"
 #include "fused_topk.h"
+#include "sample_run.h"
 
 static const char about[] =
     "06_fused_topk: the K most probable tokens of softmax(logits), row by row, without writing the\n"
@@ -19,10 +21,13 @@ static const char about[] =
     "fast_row (a warp per row), fast_chunks (a row in chunks, a warp each), fast_split (a row over a\n"
     "cluster of blocks), fast (picks one of the three).\n"
     "With no --rows or --input: B=64, T=128, V=50257 with K=10 and 50, a sweep of K, bf16 and fp16\n"
-    "logits, a batch of one for V = 50257, 128256, 262144 (K=50), and a server's shapes: fast on\n"
-    "batches of 1 to 8192 rows (V = 50257, 128256; float32, bf16; K=50) and a decode loop of 512\n"
-    "batches of one in a CUDA graph (V = 50257, 128256; K=50).\n"
-    "Every row is verified against an fp64 CPU top-K before it is timed.\n"
+    "logits, a batch of one for V = 50257, 128256, 262144 (K=50), a token drawn from each row's top\n"
+    "50 (T = 0.8, top-p 0.9) by fast with the draw fused in, at B x T = 8192 and 1, and a server's\n"
+    "shapes: fast on batches of 1 to 8192 rows (V = 50257, 128256; float32, bf16; K=50) and a decode\n"
+    "loop of 512 batches of one in a CUDA graph (V = 50257, 128256; K=50).\n"
+    "--sample draws a token a row from the top K (--temperature, --top-p, --min-p, --seed) with fast\n"
+    "(or --variant fast_row / fast_split).\n"
+    "Every row is verified against an fp64 CPU top-K (and draw) before it is timed.\n"
     "Exercise: --variant exercise runs exercise.cu, yours to complete (README.md, Exercise);\n"
     "./run_solution --variant exercise runs the worked solution, solution/exercise.cu.";
 
@@ -67,6 +72,21 @@ static void title(const stage_context *st, const char *what)
     topk_timing_header(st->bench.relative);
 }
 
+/* The default run's draw (the `sample` rows): K = 50, T = 0.8, top-p 0.9, the workload's usual
+ * sampler settings, by fast with the draw fused in, under the line `what`; only where fast is
+ * chosen. Returns 1 if it failed. */
+static int default_draw(const stage_context *st, topk_case *c, const char *what)
+{
+    if (!stage_chosen(st, fast_topk_variant.name))
+        return 0;
+    printf("%s\n", what);
+    const sample_params how = {.temperature = 0.8f, .top_p = 0.9f, .seed = st->opts.seed};
+    sample_run s = sample_run_create(c, 50, how, fast_takes_split(c->rows, c->dtype));
+    const bool pass = sample_bench(&st->bench, c, 50, &s, fast_topk_variant.name, "sample");
+    sample_run_destroy(&s);
+    return !pass;
+}
+
 static int default_run(const stage_context *st)
 {
     const input_spec input = st->opts.input;
@@ -90,6 +110,8 @@ static int default_run(const stage_context *st)
     title(st, "K from 1 to 1024, same logits.");
     for (int i = 0; i < 5; i++)
         failed += experiment(st, &c, headline, 4, sweep[i], "k_sweep");
+    failed += default_draw(st, &c, "\nA token a row drawn from the top 50, T = 0.8, top-p 0.9, fused into fast "
+                                   "(every token checked first):");
     topk_case_destroy(&c);
     printf("\n");
 
@@ -106,6 +128,8 @@ static int default_run(const stage_context *st)
     for (int i = 0; i < 3; i++) {
         c = topk_case_create(1, vocabularies[i], DTYPE_F32, input, seed + 10 + i, 50);
         failed += experiment(st, &c, batch1, 4, 50, "batch1");
+        if (vocabularies[i] == 128256)
+            failed += default_draw(st, &c, "  and a token drawn from its top 50, T = 0.8, top-p 0.9, fused into fast:");
         topk_case_destroy(&c);
     }
     printf("\n");
@@ -170,10 +194,11 @@ static void say_left_out(const stage_context *st, const topk_case *c, int k)
         printf("%s.\n", line);
 }
 
-/* --output's two files, opened before the GPU so that a path that cannot be written is refused at
- * once (outfile.h); NULL without --output. */
+/* --output's files, opened before the GPU so that a path that cannot be written is refused at once
+ * (outfile.h): the top-K's two, and with --sample the draw's three; NULL where not asked for. */
 typedef struct {
     FILE *indices, *probs;
+    FILE *tokens, *token_probs, *token_logprobs;
 } output_files;
 
 static FILE *open_output(const char *prefix, const char *name)
@@ -186,29 +211,53 @@ static FILE *open_output(const char *prefix, const char *name)
     return out;
 }
 
-/* --rows/--cols or --input: one case, every chosen variant that can take it, and --output from fast
- * (or --variant's), written only when every row and the answer passed; otherwise both files are left
- * as they were. Each file is replaced atomically, and the two renames follow one another once both
- * files are complete on the disk (outfile_commit): a signal ends the program before both or after
- * both, but a crash between them leaves a new _indices.npy beside the old _probs.npy. Returns the
- * number of rows that failed; *failed_answer is the name of the variant whose answer for --output
- * failed, or NULL. */
+/* What --sample asks for: the draw's settings (per-row arrays on the host) and which kernel draws. */
+typedef struct {
+    sample_params params;
+    const topk_variant *drawer; /* fast_row, fast_split or fast */
+} sampling;
+
+/* --rows/--cols or --input: one case, every chosen variant that can take it, with --sample the draw
+ * (timed as experiment `sample`), and --output from fast (or --variant's), written only when every
+ * row and the answer passed; otherwise every file is left as it was. Each file is replaced
+ * atomically, and the renames follow one another once all the files are complete on the disk
+ * (outfile_commit): a signal ends the program before all or after all, but a crash between two
+ * leaves new files beside old ones. Returns the number of rows that failed; *failed_answer is the
+ * name of the variant whose answer for --output failed, or NULL. */
 static int custom_run(const stage_context *st, topk_case *c, int k, const npy_logits *file, const output_files *out,
-                      const char **failed_answer)
+                      const sampling *draw, const char **failed_answer)
 {
     *failed_answer = NULL;
     if (!st->opts.variant)
         say_left_out(st, c, k);
     title(st, file ? "Your logits." : "Random logits.");
     int failed = experiment(st, c, all, N_VARIANTS, k, file ? "input" : "custom");
-    if (!st->opts.output_prefix)
+    sample_run s;
+    if (draw) {
+        const bool split = draw->drawer == &fast_split_topk_variant ||
+                           (draw->drawer == &fast_topk_variant && fast_takes_split(c->rows, c->dtype));
+        s = sample_run_create(c, k, draw->params, split);
+        printf("\n");
+        title(st, "A token a row drawn from the top K, fused into the kernel (every token checked).");
+        failed += !sample_bench(&st->bench, c, k, &s, draw->drawer->name, "sample");
+    }
+    if (!st->opts.output_prefix) {
+        if (draw)
+            sample_run_destroy(&s);
         return failed;
+    }
 
-    const topk_variant *writer = output_writer(st);
-    void *workspace = topk_workspace_alloc(writer, c, k);
-    int launches;
-    const topk_check check = topk_case_check(c, writer, k, workspace, &launches);
-    CUDA_CHECK(cudaFree(workspace));
+    const topk_variant *writer = draw ? draw->drawer : output_writer(st);
+    topk_check check;
+    sample_check drawn = {.pass = true};
+    if (draw) {
+        drawn = sample_run_check(&s, c, k, &check);
+    } else {
+        void *workspace = topk_workspace_alloc(writer, c, k);
+        int launches;
+        check = topk_case_check(c, writer, k, workspace, &launches);
+        CUDA_CHECK(cudaFree(workspace));
+    }
 
     size_t shape[NPY_MAX_DIMS] = {c->rows, (size_t)k};
     int ndim = 2;
@@ -218,24 +267,108 @@ static int custom_run(const stage_context *st, topk_case *c, int k, const npy_lo
         shape[ndim - 1] = (size_t)k;
     }
     const quoted prefix = quote_arg(st->opts.output_prefix);
-    if (failed || !check.pass) {
-        outfile_abandon(out->indices);
-        outfile_abandon(out->probs);
-        const char *what = check.pass ? "the rows above" : failed ? "the rows above and the answer" : "the answer";
-        printf("\n%s_indices.npy and %s_probs.npy are left as they were: %s failed verification against the fp64 "
-               "reference.\n", prefix.text, prefix.text, what);
-        *failed_answer = check.pass ? NULL : writer->name;
+    FILE *const files[] = {out->indices, out->probs, out->tokens, out->token_probs, out->token_logprobs};
+    const int n_files = draw ? 5 : 2;
+    const bool answer_ok = check.pass && drawn.pass;
+    if (failed || !answer_ok) {
+        for (int f = 0; f < n_files; f++)
+            outfile_abandon(files[f]);
+        const char *what = answer_ok ? "the rows above" : failed ? "the rows above and the answer" : "the answer";
+        if (draw)
+            printf("\nThe --output files are left as they were: %s failed verification against the fp64 reference.\n",
+                   what);
+        else
+            printf("\n%s_indices.npy and %s_probs.npy are left as they were: %s failed verification against the fp64 "
+                   "reference.\n", prefix.text, prefix.text, what);
+        *failed_answer = answer_ok ? NULL : writer->name;
+        if (draw)
+            sample_run_destroy(&s);
         return failed;
     }
     char err[600];
     if (npy_write(out->indices, "<i4", sizeof(int), shape, ndim, c->idx_host, err, sizeof err) ||
         npy_write(out->probs, "<f4", sizeof(float), shape, ndim, c->prob_host, err, sizeof err))
         die(1, "--output: %s", err);
-    FILE *const files[] = {out->indices, out->probs};
-    outfile_commit_or_exit(files, 2, "--output file");
-    printf("\nWrote %s_indices.npy and %s_probs.npy (%s's answer, PASS against the fp64 reference).\n", prefix.text,
-           prefix.text, writer->name);
+    if (draw) { /* one per row: the logits' shape without V */
+        const size_t *row_shape = shape;
+        const size_t rows_only[1] = {c->rows};
+        if (!file || ndim == 2)
+            row_shape = rows_only;
+        const int row_ndim = file && ndim == 3 ? 2 : 1;
+        if (npy_write(out->tokens, "<i4", sizeof(int), row_shape, row_ndim, s.tokens, err, sizeof err) ||
+            npy_write(out->token_probs, "<f4", sizeof(float), row_shape, row_ndim, s.token_probs, err, sizeof err) ||
+            npy_write(out->token_logprobs, "<f4", sizeof(float), row_shape, row_ndim, s.token_logprobs, err,
+                      sizeof err))
+            die(1, "--output: %s", err);
+        sample_run_destroy(&s);
+    }
+    outfile_commit_or_exit(files, n_files, "--output file");
+    if (draw)
+        printf("\nWrote %s_indices.npy, _probs.npy, _tokens.npy, _token_probs.npy and _token_logprobs.npy (%s's "
+               "answer, PASS against the fp64 reference).\n", prefix.text, writer->name);
+    else
+        printf("\nWrote %s_indices.npy and %s_probs.npy (%s's answer, PASS against the fp64 reference).\n",
+               prefix.text, prefix.text, writer->name);
     return failed;
+}
+
+/* --temperature, --top-p or --k given as a .npy file: its values, one a row, read before the GPU. */
+static void *per_row_values(const char *flag, const char *path, const char *descr, size_t rows)
+{
+    npy_vector v;
+    char err[700];
+    const quoted shown = quote_arg(path);
+    const int rc = npy_read_vector(path, descr, &v, err, sizeof err);
+    if (rc)
+        die(rc == NPY_HOST_FAILED ? 1 : EXIT_USAGE, "%s %s: %s", flag, shown.text, err);
+    if (v.n != rows)
+        die(EXIT_USAGE, "%s %s: it has %zu values and the logits %zu rows: give one a row", flag, shown.text, v.n,
+            rows);
+    return v.data;
+}
+
+/* The per-row files of --sample, read and checked; the run's K is the largest of --k's. Everything
+ * refused here is refused before the GPU is opened. */
+static void read_per_row(const cli_options *o, size_t rows, size_t cols, sample_params *p, int *k)
+{
+    if (o->temperature_path) {
+        float *t = per_row_values("--temperature", o->temperature_path, "<f4", rows);
+        for (size_t r = 0; r < rows; r++)
+            if (!sample_temperature_ok(t[r]))
+                die(EXIT_USAGE, "--temperature %s: row %zu's %g is not a finite number >= 0",
+                    quote_arg(o->temperature_path).text, r, t[r]);
+        p->temperatures = t;
+    }
+    if (o->top_p_path) {
+        float *tp = per_row_values("--top-p", o->top_p_path, "<f4", rows);
+        for (size_t r = 0; r < rows; r++)
+            if (!sample_top_p_ok(tp[r]))
+                die(EXIT_USAGE, "--top-p %s: row %zu's %g is not in (0, 1]", quote_arg(o->top_p_path).text, r, tp[r]);
+        p->top_ps = tp;
+    }
+    if (o->k_path) {
+        int *ks = per_row_values("--k", o->k_path, "<i4", rows);
+        *k = 1;
+        for (size_t r = 0; r < rows; r++) {
+            if (ks[r] < 1 || (size_t)ks[r] > cols)
+                die(EXIT_USAGE, "--k %s: row %zu's K of %d is not from 1 to the row's %zu logits",
+                    quote_arg(o->k_path).text, r, ks[r], cols);
+            if (ks[r] > *k)
+                *k = ks[r];
+        }
+        p->ks = ks;
+    }
+}
+
+/* The kernel --sample draws with: fast, or the fast kernel --variant names. */
+static const topk_variant *drawer(const stage_context *st)
+{
+    const topk_variant *named = named_variant(st);
+    if (!named)
+        return &fast_topk_variant;
+    if (named != &fast_topk_variant && named != &fast_row_topk_variant && named != &fast_split_topk_variant)
+        die(EXIT_USAGE, "--sample: the draw is fused into fast, fast_row and fast_split, not %s", named->name);
+    return named;
 }
 
 int main(int argc, char **argv)
@@ -270,21 +403,37 @@ int main(int argc, char **argv)
     }
     const size_t rows = o->input_path ? file.rows : o->rows, cols = o->input_path ? file.cols : o->cols;
     const logit_dtype dtype = o->input_path ? file.dtype : o->dtype;
-    const int k = o->k ? o->k : 10;
+    int k = o->k ? o->k : 10;
     if (o->k && cols && (size_t)o->k > cols)
         die(EXIT_USAGE, "--k %d: a row has only %zu logits (V)", o->k, cols);
-    if (!o->k && cols && cols < 10)
+    if (!o->k && !o->k_path && cols && cols < 10)
         die(EXIT_USAGE, "a row has only %zu logits (V), fewer than the default K of 10: give --k", cols);
     if (o->output_prefix && !cols)
         die(EXIT_USAGE, "--output needs --input or --rows/--cols");
-    if (!cols && (o->k || o->dtype_given))
+    if (!cols && (o->k || o->k_path || o->dtype_given))
         die(EXIT_USAGE, "--k and --dtype go with --rows/--cols (the default run sets its own)");
+    if (o->sampling_given && !o->sample)
+        die(EXIT_USAGE, "--temperature, --top-p and --min-p go with --sample");
+    if (o->k_path && !o->sample)
+        die(EXIT_USAGE, "--k %s: a K a row goes with --sample (the top-K itself has one K)", quote_arg(o->k_path).text);
+    if (o->sample && !cols)
+        die(EXIT_USAGE, "--sample needs --input or --rows/--cols (the default run draws its own)");
+    sampling draw = {.params = {.temperature = o->temperature, .top_p = o->top_p, .min_p = o->min_p, .seed = o->seed}};
+    if (o->sample) {
+        draw.drawer = drawer(&st);
+        read_per_row(o, rows, cols, &draw.params, &k);
+    }
     if (cols)
         refuse_past_limits(&st, rows, cols, dtype, k);
-    output_files out = {NULL, NULL};
+    output_files out = {NULL};
     if (o->output_prefix) {
         out.indices = open_output(o->output_prefix, "indices");
         out.probs = open_output(o->output_prefix, "probs");
+        if (o->sample) {
+            out.tokens = open_output(o->output_prefix, "tokens");
+            out.token_probs = open_output(o->output_prefix, "token_probs");
+            out.token_logprobs = open_output(o->output_prefix, "token_logprobs");
+        }
     }
 
     stage_open(&st, argc, argv, RELATIVE_SPEEDUP);
@@ -300,11 +449,14 @@ int main(int argc, char **argv)
                                     : topk_case_create(rows, cols, dtype, o->input, o->seed, k);
         if (o->input_path)
             npy_logits_free(&file); /* the case holds the logits now; the file's shape is still needed */
-        failed = custom_run(&st, &c, k, o->input_path ? &file : NULL, &out, &failed_answer);
+        failed = custom_run(&st, &c, k, o->input_path ? &file : NULL, &out, o->sample ? &draw : NULL, &failed_answer);
         topk_case_destroy(&c);
     } else {
         failed = default_run(&st);
     }
+    free((void *)draw.params.temperatures);
+    free((void *)draw.params.top_ps);
+    free((void *)draw.params.ks);
     stage_end(&st, failed);
     if (failed_answer)
         die(1, "the answer of %s for --output failed verification against the fp64 reference; the files were not "

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""What a framework does, measured beside the C program: torch.topk(torch.softmax(x), k).
+"""What a framework does, measured beside the C program: torch.topk(torch.softmax(x), k), and
+PyTorch's usual sampler for the `sample` rows.
 
 Optional; the C program never needs it. It reads a CSV that ./run wrote, rebuilds the exact logits
 of every `unfused` row, every `fast` row of the batch sweep and the decode loop's from the row's seed
@@ -8,6 +9,14 @@ top-K with the course's tie rule (ties to the lower index), times it the way the
 (CUDA events, L2 flushed before each run, median), and appends a `torch` row for each to the same
 CSV, against the ceiling that run measured. The decode loop's row is PyTorch in the same loop: one
 topk(softmax) a token, each on its own row, the N steps captured in one torch.cuda.CUDAGraph.
+
+For each `sample` row of `fast` (a token a row drawn from the top K, T and top-p as the default run
+sets them: --temperature, --top-p) it does the same for the sampler a PyTorch serving loop writes:
+divide by T, topk, softmax, cumsum, the top-p mask, torch.multinomial. Its draws come from another
+generator, so they cannot be compared token by token: each token must lie in the row's kept set
+(the fp64 top-K cut by top-p); one outside counts as an index error. FlashInfer's
+top_k_top_p_sampling_from_logits is timed the same way as `flashinfer` when `import flashinfer`
+works, and skipped with one line when it does not.
 
     ./run --csv results.csv && python3 torch_topk.py --csv results.csv
 """
@@ -62,11 +71,106 @@ def read_csv(path):
     return columns, rows, float(ceiling[0].split(" GB/s")[0].split()[-1])
 
 
+def count_launches(torch, run):
+    """The CUDA kernels one call of run() launches."""
+    with warnings.catch_warnings():  # the profiler warns that it keeps one cycle's events: one is all we want
+        warnings.simplefilter("ignore")
+        with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
+            run()
+            torch.cuda.synchronize()
+    return sum(1 for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA)
+
+
+def time_runs(torch, run, flush, args):
+    """The C program's timing: --warmup runs at a time until they have taken 100 ms of GPU time,
+    then --iters runs, each after an L2 flush, timed by CUDA events; returns their times in ms."""
+    warm_start, warm_now = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    warm_start.record()
+    while args.warmup > 0:
+        for _ in range(args.warmup):
+            flush.zero_()
+            run()
+        warm_now.record()
+        warm_now.synchronize()
+        if warm_start.elapsed_time(warm_now) >= 100.0:
+            break
+    starts = [torch.cuda.Event(enable_timing=True) for _ in range(args.iters)]
+    stops = [torch.cuda.Event(enable_timing=True) for _ in range(args.iters)]
+    for i in range(args.iters):
+        flush.zero_()
+        starts[i].record()
+        run()
+        stops[i].record()
+    torch.cuda.synchronize()
+    return np.array([s.elapsed_time(e) for s, e in zip(starts, stops)])
+
+
+def torch_sampler(torch, x, k, temperature, top_p):
+    """The sampler a PyTorch serving loop writes: a token a row, as indices into the row."""
+    values, indices = torch.topk(x.float() / temperature, k, dim=-1)
+    probs = torch.softmax(values, dim=-1)
+    before = probs.cumsum(dim=-1) - probs  # the mass ranked above each token
+    probs = probs.masked_fill(before >= top_p, 0.0)  # keep up to the token that reaches top_p
+    return indices.gather(-1, torch.multinomial(probs, 1)).squeeze(-1)
+
+
+def sample_rows(torch, rows, flush, ceiling_gbps, args):
+    """A `torch` row, and a `flashinfer` row where it imports, for every `sample` row of fast."""
+    try:
+        import flashinfer.sampling as flashinfer_sampling
+    except ImportError as e:
+        flashinfer_sampling = None
+        print(f"flashinfer: skipped, not importable ({e})")
+    torch_dtype = {"float32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}
+    t, top_p = args.temperature, args.top_p
+    out_rows = []
+    for r in rows:
+        if r["experiment"] != "sample" or r["variant"] != "fast" or r["dist"] != "uniform":
+            continue
+        n_rows, cols, k = int(r["rows"]), int(r["cols"]), int(r["k"])
+        x32 = uniform_logits(int(r["seed"]), n_rows * cols, float(r["lo"]), float(r["hi"]))
+        x = torch.from_numpy(x32).view(n_rows, cols).cuda().to(torch_dtype[r["dtype"]])
+        # The kept set in fp64: the top K (ties to the lower index), cut at the first place whose
+        # cumulative weight reaches top_p of their total.
+        xd = x.double()
+        order = torch.sort(xd, dim=1, descending=True, stable=True).indices[:, :k]
+        w = torch.exp((xd.gather(1, order) - xd.gather(1, order[:, :1])) / t)
+        cum = w.cumsum(dim=1)
+        kept = (cum < top_p * cum[:, -1:]).sum(dim=1, keepdim=True) + 1 if top_p < 1 else torch.full_like(cum[:, :1], k)
+        samplers = [("torch", lambda: torch_sampler(torch, x, k, t, top_p))]
+        if flashinfer_sampling:
+            samplers.append(("flashinfer", lambda: flashinfer_sampling.top_k_top_p_sampling_from_logits(
+                x.float() / t, k, top_p)))
+        for name, run in samplers:
+            tokens = run().long().view(n_rows, 1)
+            rank = torch.where(order == tokens, torch.arange(k, device=x.device), k).min(dim=1, keepdim=True).values
+            index_errors = int((rank >= kept).sum())
+            launches = count_launches(torch, run)
+            ms = time_runs(torch, run, flush, args)
+            median = float(np.median(ms))
+            gbps = n_rows * cols * SIZES[r["dtype"]] / (median * 1e-3) / 1e9
+            ok = index_errors == 0
+            out_rows.append(dict(r, variant=name, median_ms=f"{median:.6f}", min_ms=f"{ms.min():.6f}",
+                                 max_ms=f"{ms.max():.6f}", gbps=f"{gbps:.1f}",
+                                 pct_ceiling=f"{100 * gbps / ceiling_gbps:.2f}", ceiling_gbps=f"{ceiling_gbps:.1f}",
+                                 bytes_per_row=f"{cols * (SIZES[r['dtype']] + 8) + 8 * k}",  # x / T written, read
+                                 launches=f"{launches}", index_errors=f"{index_errors}", max_abs_err="nan",
+                                 max_rel_err="nan", nonfinite="0", result="PASS" if ok else "FAIL", baseline="fast",
+                                 baseline_ms=r["median_ms"]))
+            shape = f"{n_rows}x{cols}" if n_rows > 1 else f"{cols}"
+            print(f"{shape:>12} {r['dtype']:7} {k:>5}  {name:10} {median:9.4f} {gbps:6.0f} "
+                  f"{100 * gbps / ceiling_gbps:6.1f}% {index_errors:8d}  {'PASS' if ok else 'FAIL'}  "
+                  f"{float(r['median_ms']) / median:6.2f}x (sample)")
+    return out_rows
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--csv", required=True, help="a CSV written by 06_fused_topk/run --csv; torch rows are appended")
     parser.add_argument("--iters", type=int, default=100)
     parser.add_argument("--warmup", type=int, default=10)
+    parser.add_argument("--temperature", type=float, default=0.8, help="the sample rows' T (the default run's)")
+    parser.add_argument("--top-p", type=float, default=0.9, help="the sample rows' top-p (the default run's)")
     args = parser.parse_args()
     try:
         import torch
@@ -146,44 +250,15 @@ def main():
         max_abs = float("nan") if nonfinite else float(abs_err.max())
         max_rel = float("nan") if nonfinite else float(rel.max()) if rel.numel() else 0.0
 
-        with warnings.catch_warnings():  # the profiler warns that it keeps one cycle's events: one is all we want
-            warnings.simplefilter("ignore")
-            with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
-                run()
-                torch.cuda.synchronize()
-        launches = sum(1 for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA)
         if decode:
-            timed = graph.replay  # the loop alone: the cat that gathers the answer is not part of it
             # The profiler sees one graph, not its kernels: the launches of one step, times N.
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
-                    torch.topk(torch.softmax(x_rows[0], dim=-1, dtype=torch.float32), k, dim=-1)
-                    torch.cuda.synchronize()
-            launches = n_rows * sum(1 for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA)
+            launches = n_rows * count_launches(
+                torch, lambda: torch.topk(torch.softmax(x_rows[0], dim=-1, dtype=torch.float32), k, dim=-1))
+            timed = graph.replay  # the loop alone: the cat that gathers the answer is not part of it
         else:
+            launches = count_launches(torch, run)
             timed = run
-
-        # The C program's warm-up: --warmup runs at a time until they have taken 100 ms of GPU time.
-        warm_start, warm_now = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        warm_start.record()
-        while args.warmup > 0:
-            for _ in range(args.warmup):
-                flush.zero_()
-                timed()
-            warm_now.record()
-            warm_now.synchronize()
-            if warm_start.elapsed_time(warm_now) >= 100.0:
-                break
-        starts = [torch.cuda.Event(enable_timing=True) for _ in range(args.iters)]
-        stops = [torch.cuda.Event(enable_timing=True) for _ in range(args.iters)]
-        for i in range(args.iters):
-            flush.zero_()
-            starts[i].record()
-            timed()
-            stops[i].record()
-        torch.cuda.synchronize()
-        ms = np.array([s.elapsed_time(e) for s, e in zip(starts, stops)])
+        ms = time_runs(torch, timed, flush, args)
         median = float(np.median(ms))
         gbps = n_rows * cols * SIZES[r["dtype"]] / (median * 1e-3) / 1e9
         ok = index_errors == 0 and prob_failures == 0
@@ -203,6 +278,7 @@ def main():
         if decode:
             del graph, steps
 
+    out_rows += sample_rows(torch, rows, flush, ceiling_gbps, args)
     with open(args.csv, "a") as f:
         for out in out_rows:
             f.write(",".join(out[c] for c in columns) + "\n")

@@ -71,7 +71,7 @@ NVCCFLAGS := -std=c++17 -O3 -lineinfo $(GENCODE) -Xcompiler -Wall -MMD -MP $(CUD
 LDLIBS := -lm -lpthread $(CUDNN_LDLIBS)
 
 COMMON_SRCS := check.c cli.c inputs.c reference.c verify.c gpu.c report.c bench.c stage.c gpu_kernels.cu \
-               dtype.c npy.c outfile.c topk.c topk_bench.c host_threads.c
+               dtype.c npy.c outfile.c topk.c topk_bench.c host_threads.c sample.c
 COMMON_OBJS := $(patsubst %,$(BUILD)/common/%.o,$(basename $(COMMON_SRCS)))
 
 # $(BUILD)/arch.txt holds the -gencode and cuDNN flags and NVCC_EXTRA; it changes only when they do,

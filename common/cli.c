@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "sample.h"
 
 void cli_defaults(cli_options *opts)
 {
@@ -18,6 +19,8 @@ void cli_defaults(cli_options *opts)
     opts->iters = 100;
     opts->warmup = 10;
     opts->seed = 2026;
+    opts->temperature = 1.0f;
+    opts->top_p = 1.0f;
 }
 
 static cli_status fail(char *err, size_t err_len, const char *fmt, ...)
@@ -100,6 +103,29 @@ static int parse_number(const char *text, char **end, double *out)
     return errno || *end == text || !isfinite(*out) ? -1 : 0;
 }
 
+/* Whether a flag's value names a .npy file rather than a number. */
+static bool names_npy(const char *value)
+{
+    const size_t len = strlen(value);
+    return len > 4 && strcmp(value + len - 4, ".npy") == 0;
+}
+
+/* --temperature, --top-p, --min-p: a number that `ok` accepts, or (where path is not NULL) a .npy
+ * file of one a row. */
+static int parse_sampling(const char *value, bool (*ok)(double), float *number, const char **path)
+{
+    if (path && names_npy(value)) {
+        *path = value;
+        return 0;
+    }
+    char *end;
+    double v;
+    if (parse_number(value, &end, &v) || *end != '\0' || !ok((float)v)) /* in range as the float it becomes */
+        return -1;
+    *number = (float)v;
+    return 0;
+}
+
 static int parse_range(const char *text, double *lo, double *hi)
 {
     char *end;
@@ -137,6 +163,10 @@ cli_status cli_parse(int argc, char **argv, cli_options *opts, char *err, size_t
         const char *arg = argv[i];
         if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0)
             return CLI_HELP;
+        if (strcmp(arg, "--sample") == 0) { /* the one flag without a value */
+            opts->sample = true;
+            continue;
+        }
         if (strncmp(arg, "--", 2) != 0)
             return fail(err, err_len, "unexpected argument '%s' (flags start with --)", quote_arg(arg).text);
 
@@ -156,10 +186,13 @@ cli_status cli_parse(int argc, char **argv, cli_options *opts, char *err, size_t
             value = i + 1 < argc ? argv[i + 1] : NULL;
         }
 
+        if (strcmp(name, "--sample") == 0)
+            return fail(err, err_len, "--sample takes no value");
         static const char *const known[] = {"--n",     "--sizes",  "--range", "--dist",
                                             "--iters", "--warmup", "--seed",  "--csv",
                                             "--variant", "--rows",  "--cols",
-                                            "--k",     "--dtype",  "--input", "--output"};
+                                            "--k",     "--dtype",  "--input", "--output",
+                                            "--temperature", "--top-p", "--min-p"};
         bool is_known = false;
         for (size_t k = 0; k < sizeof known / sizeof known[0]; k++)
             is_known |= strcmp(name, known[k]) == 0;
@@ -208,8 +241,27 @@ cli_status cli_parse(int argc, char **argv, cli_options *opts, char *err, size_t
                 return fail(err, err_len, "%s: expected a count from 1 to %zu, like 8192 or 4K, got '%s'", name, max,
                             shown.text);
         } else if (strcmp(name, "--k") == 0) {
-            if (parse_int(value, 1, INT_MAX, &opts->k))
-                return fail(err, err_len, "--k: expected a whole number from 1 to %d, got '%s'", INT_MAX, shown.text);
+            if (names_npy(value))
+                opts->k_path = value, opts->k = 0;
+            else if (parse_int(value, 1, INT_MAX, &opts->k))
+                return fail(err, err_len, "--k: expected a whole number from 1 to %d or a .npy file of one a row, got "
+                            "'%s'", INT_MAX, shown.text);
+            else
+                opts->k_path = NULL;
+        } else if (strcmp(name, "--temperature") == 0) {
+            opts->sampling_given = true;
+            if (parse_sampling(value, sample_temperature_ok, &opts->temperature, &opts->temperature_path))
+                return fail(err, err_len, "--temperature: expected a finite number >= 0 (0: the most probable token) "
+                            "or a .npy file of one a row, got '%s'", shown.text);
+        } else if (strcmp(name, "--top-p") == 0) {
+            opts->sampling_given = true;
+            if (parse_sampling(value, sample_top_p_ok, &opts->top_p, &opts->top_p_path))
+                return fail(err, err_len, "--top-p: expected a number in (0, 1] (1: keep all K) or a .npy file of one "
+                            "a row, got '%s'", shown.text);
+        } else if (strcmp(name, "--min-p") == 0) {
+            opts->sampling_given = true;
+            if (parse_sampling(value, sample_min_p_ok, &opts->min_p, NULL))
+                return fail(err, err_len, "--min-p: expected a number in [0, 1) (0: no cut), got '%s'", shown.text);
         } else if (strcmp(name, "--dtype") == 0) {
             if (dtype_from_name(value, &opts->dtype))
                 return fail(err, err_len, "--dtype: expected float32, bf16 or fp16, got '%s'", shown.text);
@@ -266,7 +318,18 @@ void cli_parse_or_exit(int argc, char **argv, cli_options *opts, const char *abo
                "                   states the largest K it handles)\n"
                "  --dtype T        stage 06: float32 | bf16 | fp16 logits (default float32)\n"
                "  --input FILE     stage 06: logits from a .npy file, shape [B,T,V] or [R,V]\n"
-               "  --output PREFIX  stage 06: write PREFIX_indices.npy and PREFIX_probs.npy\n"
+               "  --output PREFIX  stage 06: write PREFIX_indices.npy and PREFIX_probs.npy (with --sample, also\n"
+               "                   PREFIX_tokens.npy, PREFIX_token_probs.npy, PREFIX_token_logprobs.npy)\n"
+               "  --sample         stage 06: also draw one token a row from its top K, fused into fast\n"
+               "  --temperature T  stage 06, --sample: softmax(x / T) over the K (default 1; 0: the most\n"
+               "                   probable token); or a .npy file of one float32 a row\n"
+               "  --top-p P        stage 06, --sample: keep the smallest prefix of the K whose probability\n"
+               "                   reaches P, in (0, 1] (default 1: all K); or a .npy file, float32\n"
+               "  --min-p M        stage 06, --sample: keep the tokens at least M x the most probable one's\n"
+               "                   probability, in [0, 1) (default 0)\n"
+               "                   (--seed S keys the draw: a row's token depends on S and the row alone;\n"
+               "                   --k also takes a .npy file of one int32 a row, the top-K then as deep\n"
+               "                   as its largest)\n"
                "  --help           this text\n",
                about);
         exit(0);

@@ -46,6 +46,12 @@ typedef struct {
     bool dtype_given;
     const char *input_path;      /* --input: logits from a .npy file; NULL: random logits */
     const char *output_prefix;   /* --output: write PREFIX_indices.npy and PREFIX_probs.npy */
+    const char *k_path;          /* --k FILE.npy: a K a row (int32); k is then 0 */
+    /* Stage 06's draw of one token a row (--sample), and how (common/sample.h). */
+    bool sample;
+    bool sampling_given;         /* --temperature, --top-p or --min-p was on the command line */
+    float temperature, top_p, min_p; /* default 1, 1, 0 */
+    const char *temperature_path, *top_p_path; /* or a value a row from a .npy file (float32) */
 } cli_options;
 
 typedef enum { CLI_OK, CLI_HELP, CLI_ERROR } cli_status;

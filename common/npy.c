@@ -274,10 +274,30 @@ static int parse_dict(dict_parser *p)
     return 0;
 }
 
+/* The values of a vector, judged: the one element type asked for (4 bytes), one dimension. */
+static int check_vector(const dict_parser *p, const char *descr, npy_logits *out, size_t *data_bytes)
+{
+    if (!(strlen(descr) == p->descr_len && memcmp(descr, p->descr, p->descr_len) == 0))
+        return refuse(p, "its element type '%s' is not '%s' (%s)", quote_bytes(p->descr, p->descr_len, QUOTE_BYTES).text,
+                      descr, strcmp(descr, "<i4") == 0 ? "int32" : "float32");
+    if (p->ndim != 1)
+        return refuse(p, "its shape has %d dimension(s); expected one value a row, [R]", p->ndim);
+    if (p->shape[0] == 0)
+        return refuse(p, "it is empty: expected one value a row");
+    out->ndim = 1;
+    out->rows = 1;
+    out->cols = out->shape[0] = p->shape[0];
+    if (!size_mul(out->cols, 4, data_bytes))
+        return refuse(p, "its length %zu needs more than %zu bytes (SIZE_MAX)", out->cols, (size_t)SIZE_MAX);
+    return 0;
+}
+
 /* The values, judged: the logits' type, their order and their shape, which must fit the kernels
  * (a row's index is an int) and whose byte count must fit a size_t. */
-static int check_values(const dict_parser *p, npy_logits *out, size_t *data_bytes)
+static int check_values(const dict_parser *p, const char *vector_descr, npy_logits *out, size_t *data_bytes)
 {
+    if (vector_descr)
+        return check_vector(p, vector_descr, out, data_bytes);
     static const struct {
         const char *descr;
         logit_dtype dtype;
@@ -316,8 +336,8 @@ static int check_values(const dict_parser *p, npy_logits *out, size_t *data_byte
 
 /* Reads the preamble and the header from the first n bytes of a file: out gets everything but
  * the data, *data_offset where the data starts and *data_bytes how long the shape says it is. */
-static int parse_head(const unsigned char *file, size_t n, npy_logits *out, size_t *data_offset,
-                      size_t *data_bytes, char *err, size_t err_len)
+static int parse_head(const unsigned char *file, size_t n, const char *vector_descr, npy_logits *out,
+                      size_t *data_offset, size_t *data_bytes, char *err, size_t err_len)
 {
     if (n < sizeof magic || memcmp(file, magic, sizeof magic) != 0)
         return report(NPY_BAD_FILE, err, err_len, "it does not start like a .npy file");
@@ -346,15 +366,15 @@ static int parse_head(const unsigned char *file, size_t n, npy_logits *out, size
     if (rc)
         return rc;
     *data_offset = start + header_len;
-    return check_values(&p, out, data_bytes);
+    return check_values(&p, vector_descr, out, data_bytes);
 }
 
 /* The header from `head` (the file's first head_n bytes), the file's length against it, and room
  * for the data in out->data. */
-static int prepare(const unsigned char *head, size_t head_n, size_t file_size, npy_logits *out,
-                   size_t *data_offset, size_t *data_bytes, char *err, size_t err_len)
+static int prepare(const unsigned char *head, size_t head_n, size_t file_size, const char *vector_descr,
+                   npy_logits *out, size_t *data_offset, size_t *data_bytes, char *err, size_t err_len)
 {
-    const int rc = parse_head(head, head_n, out, data_offset, data_bytes, err, err_len);
+    const int rc = parse_head(head, head_n, vector_descr, out, data_offset, data_bytes, err, err_len);
     if (rc)
         return rc;
     if (file_size - *data_offset != *data_bytes)
@@ -371,7 +391,7 @@ int npy_parse_logits(const void *bytes, size_t n, npy_logits *out, char *err, si
     memset(out, 0, sizeof *out);
     size_t offset, data_bytes;
     const int rc = prepare(bytes, n < NPY_MAX_PREAMBLE + NPY_MAX_HEADER ? n : NPY_MAX_PREAMBLE + NPY_MAX_HEADER, n,
-                           out, &offset, &data_bytes, err, err_len);
+                           NULL, out, &offset, &data_bytes, err, err_len);
     if (rc == 0)
         memcpy(out->data, (const unsigned char *)bytes + offset, data_bytes);
     return rc;
@@ -384,7 +404,7 @@ static int read_failed(FILE *f, char *err, size_t err_len)
     return report(NPY_HOST_FAILED, err, err_len, "it got shorter while it was being read");
 }
 
-static int read_open_file(FILE *f, npy_logits *out, char *err, size_t err_len)
+static int read_open_file(FILE *f, const char *vector_descr, npy_logits *out, char *err, size_t err_len)
 {
     struct stat st;
     if (fstat(fileno(f), &st) != 0)
@@ -397,7 +417,7 @@ static int read_open_file(FILE *f, npy_logits *out, char *err, size_t err_len)
     if (fread(head, 1, head_n, f) != head_n)
         return read_failed(f, err, err_len);
     size_t offset, data_bytes;
-    const int rc = prepare(head, head_n, size, out, &offset, &data_bytes, err, err_len);
+    const int rc = prepare(head, head_n, size, vector_descr, out, &offset, &data_bytes, err, err_len);
     if (rc)
         return rc;
     if (fseek(f, (long)offset, SEEK_SET) != 0 || fread(out->data, 1, data_bytes, f) != data_bytes)
@@ -405,7 +425,8 @@ static int read_open_file(FILE *f, npy_logits *out, char *err, size_t err_len)
     return 0;
 }
 
-int npy_read_logits(const char *path, npy_logits *out, char *err, size_t err_len)
+/* A file of logits (vector_descr NULL) or a vector of that element type, read whole. */
+static int read_path(const char *path, const char *vector_descr, npy_logits *out, char *err, size_t err_len)
 {
     memset(out, 0, sizeof *out);
     /* O_NONBLOCK: a pipe opens at once, to be refused by read_open_file, where a plain open would
@@ -422,10 +443,23 @@ int npy_read_logits(const char *path, npy_logits *out, char *err, size_t err_len
         close(fd);
         return report(NPY_HOST_FAILED, err, err_len, "cannot read it: %s", strerror(e));
     }
-    const int rc = read_open_file(f, out, err, err_len);
+    const int rc = read_open_file(f, vector_descr, out, err, err_len);
     fclose(f);
     if (rc)
         npy_logits_free(out);
+    return rc;
+}
+
+int npy_read_logits(const char *path, npy_logits *out, char *err, size_t err_len)
+{
+    return read_path(path, NULL, out, err, err_len);
+}
+
+int npy_read_vector(const char *path, const char *descr, npy_vector *out, char *err, size_t err_len)
+{
+    npy_logits whole;
+    const int rc = read_path(path, descr, &whole, err, err_len);
+    *out = (npy_vector){.n = rc ? 0 : whole.cols, .data = rc ? NULL : whole.data};
     return rc;
 }
 

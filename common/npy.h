@@ -44,6 +44,16 @@ typedef struct {
  * failure out->data is NULL. */
 int npy_read_logits(const char *path, npy_logits *out, char *err, size_t err_len);
 
+/* A vector of 4-byte elements, one a row: stage 06's per-row sampling parameters. */
+typedef struct {
+    size_t n;   /* at least 1 */
+    void *data; /* n elements, to be freed with free() */
+} npy_vector;
+
+/* Reads a one-dimensional array whose element type is exactly `descr`, '<f4' (float32) or '<i4'
+ * (int32), as npy_read_logits reads logits, with the same return values. */
+int npy_read_vector(const char *path, const char *descr, npy_vector *out, char *err, size_t err_len);
+
 /* The same for a whole file already in memory: n bytes at `bytes`. out->data is a copy. */
 int npy_parse_logits(const void *bytes, size_t n, npy_logits *out, char *err, size_t err_len);
 

@@ -24,9 +24,9 @@
 extern "C" {
 #endif
 
-/* --csv and stage 06's two --output files: the size of the table of names the signal handler reads
- * (outfile.c). */
-#define OUTFILE_MAX 3
+/* --csv and stage 06's --output files (two, and three more with --sample): the size of the table of
+ * names the signal handler reads (outfile.c). */
+#define OUTFILE_MAX 6
 
 /* A stream to the temporary of `path`; or NULL with errno set when it cannot be made: EISDIR when
  * the path names a directory, EINVAL when it names something else that is not a regular file, else

@@ -60,8 +60,10 @@ void stage_parse(stage_context *st, int argc, char **argv, const char *about, co
     cli_parse_or_exit(argc, argv, &st->opts, about);
     st->kind = kind;
     const cli_options *o = &st->opts;
-    if (kind != STAGE_TOPK && (o->k || o->dtype_given || o->input_path || o->output_prefix))
-        die(EXIT_USAGE, "--k, --dtype, --input and --output belong to stage 06 (top-K); this stage computes a softmax");
+    if (kind != STAGE_TOPK && (o->k || o->k_path || o->dtype_given || o->input_path || o->output_prefix ||
+                               o->sample || o->sampling_given))
+        die(EXIT_USAGE, "--k, --dtype, --input and --output belong to stage 06 (top-K), and --sample with its flags; "
+            "this stage computes a softmax");
     if (kind == STAGE_SOFTMAX_1D && o->rows)
         die(EXIT_USAGE, "--rows/--cols: this stage computes one softmax over the whole array; use --n");
     if (kind == STAGE_TOPK && o->n_sizes)

@@ -234,6 +234,8 @@ END {
     if (!no_rows_yet("batch_sweep")) topk_table("batch_sweep")
     table_block("table:06_decode_loop")
     if (!no_rows_yet("decode_loop")) decode_table()
+    table_block("table:06_sample")
+    if (!no_rows_yet("sample")) topk_table("sample")
 
     V = 50257
     u = topk_row("workload", "unfused", "float32", V, 10); f = topk_row("workload", "fused", "float32", V, 10)

@@ -38,6 +38,10 @@ runs=(
     "06_fused_topk/run            | --rows 1 --cols 262144 --k 50"            # fast_split's largest tiles
     "06_fused_topk/run            | --rows 3 --cols 5001 --k 50 --variant fast_chunks"  # rows in chunks, the last ragged
     "06_fused_topk/run            | --rows 2 --cols 40000 --k 300 --dtype fp16 --variant fast_chunks" # lists merged in shared memory
+    "06_fused_topk/run            | --rows 256 --cols 5000 --k 50 --sample --temperature 0.8 --top-p 0.9 --variant fast_row"   # the draw in fast_row
+    "06_fused_topk/run            | --rows 256 --cols 5000 --k 1024 --sample --min-p 0.01 --variant fast_row"  # the draw's 32 tiles
+    "06_fused_topk/run            | --rows 1 --cols 50257 --k 50 --sample --temperature 0.8 --top-p 0.9 --variant fast_split" # the draw after the count
+    "06_fused_topk/run            | --rows 1 --cols 50257 --k 1024 --sample --variant fast_split"  # the draw after the sort
     "01_naive/run_solution        | --variant exercise --n 1000 --range 500:1000"
     "02_multipass/run_solution    | --variant exercise --sizes 1,2049,1M,4194305"   # 1, 2, 2 and 3 levels
     "03_fused3kernel/run_solution | --variant exercise --sizes 1000,65537,1M,10M" # 1 to 153 merge blocks

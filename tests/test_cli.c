@@ -83,6 +83,37 @@ Test(cli, counts)
         cr_expect_neq(cli_parse_count(bad[i], SIZE_MAX, &v), 0, "'%s' was accepted", bad[i]);
 }
 
+/* Stage 06's draw: --sample takes no value; T, P, M are numbers in their ranges; T, P and K may
+ * name a .npy file of one value a row instead (a later --k replaces an earlier one). */
+Test(cli, sampling_flags)
+{
+    cli_options o;
+    cr_assert_eq(PARSE(&o, "--rows", "4", "--cols", "100"), CLI_OK, "%s", err);
+    cr_expect(!o.sample && !o.sampling_given && o.temperature == 1.0f && o.top_p == 1.0f && o.min_p == 0.0f);
+    cr_assert_eq(PARSE(&o, "--sample", "--temperature", "0.7", "--top-p=0.9", "--min-p", "0.05", "--seed", "7"), CLI_OK,
+                 "%s", err);
+    cr_expect(o.sample && o.sampling_given && o.temperature == 0.7f && o.top_p == 0.9f && o.min_p == 0.05f);
+    cr_expect_eq(o.seed, 7);
+    cr_assert_eq(PARSE(&o, "--sample", "--temperature", "0", "--top-p", "1"), CLI_OK, "%s", err);
+    cr_assert_eq(PARSE(&o, "--temperature", "t.npy", "--top-p", "p.npy", "--k", "5", "--k", "k.npy"), CLI_OK, "%s",
+                 err);
+    cr_expect_str_eq(o.temperature_path, "t.npy");
+    cr_expect_str_eq(o.top_p_path, "p.npy");
+    cr_expect_str_eq(o.k_path, "k.npy");
+    cr_expect_eq(o.k, 0);
+    cr_assert_eq(PARSE(&o, "--k", "k.npy", "--k", "5"), CLI_OK, "%s", err);
+    cr_expect(o.k == 5 && o.k_path == NULL);
+    static const char *const bad[][2] = {{"--temperature", "-0.5"}, {"--temperature", "nan"}, {"--temperature", "1e99"},
+                                         {"--top-p", "0"},          {"--top-p", "1.5"},        {"--min-p", "1"},
+                                         {"--min-p", "-1"},         {"--min-p", "m.npy"},      {"--top-p", ""}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        cr_expect_eq(PARSE(&o, bad[i][0], bad[i][1]), CLI_ERROR, "%s %s", bad[i][0], bad[i][1]);
+        cr_expect(strncmp(err, bad[i][0], strlen(bad[i][0])) == 0, "%s", err);
+    }
+    cr_expect_eq(PARSE(&o, "--sample=1"), CLI_ERROR);
+    cr_expect_str_eq(err, "--sample takes no value");
+}
+
 Test(cli, help)
 {
     cli_options o;

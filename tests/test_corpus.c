@@ -45,7 +45,7 @@ static const refusal cli_refusals[] = {
     {"refuse-elements-past-a-grid", "--rows x --cols: 2 x 274877906944 is more than 549755813632 elements"},
     {"refuse-empty-csv-name", "--csv needs a file name"},
     {"refuse-flag-without-value", "--k needs a value"},
-    {"refuse-k-zero", "--k: expected a whole number from 1 to 2147483647, got '0'"},
+    {"refuse-k-zero", "--k: expected a whole number from 1 to 2147483647 or a .npy file of one a row, got '0'"},
     {"refuse-n-2-to-the-62", "--n: expected a count from 1 to 549755813632, like 1000, 10K or 1e6, got "
                              "'4611686018427387904'"},
     {"refuse-n-exponent-past-size-max", "--n: expected a count from 1 to 549755813632, like 1000, 10K or 1e6, got "

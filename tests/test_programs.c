@@ -144,8 +144,9 @@ Test(programs, topk_bad_input_is_one_line_and_exit_2)
     static const struct {
         const char *args, *message;
     } cases[] = {
-        {"--k 0", "run: --k: expected a whole number from 1 to 2147483647, got '0'"},
-        {"--k 2147483648", "run: --k: expected a whole number from 1 to 2147483647, got '2147483648'"},
+        {"--k 0", "run: --k: expected a whole number from 1 to 2147483647 or a .npy file of one a row, got '0'"},
+        {"--k 2147483648", "run: --k: expected a whole number from 1 to 2147483647 or a .npy file of one a row, got "
+                           "'2147483648'"},
         {"--rows 4 --cols 5 --k 6", "run: --k 6: a row has only 5 logits (V)\n"},
         {"--rows 4 --cols 5", "run: a row has only 5 logits (V), fewer than the default K of 10: give --k\n"},
         {"--k 5", "run: --k and --dtype go with --rows/--cols"},
@@ -164,6 +165,125 @@ Test(programs, topk_bad_input_is_one_line_and_exit_2)
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
         expect_usage_error("06_fused_topk", cases[k].args, cases[k].message);
     expect_usage_error("05_online", "--k 5", "run: --k, --dtype, --input and --output belong to stage 06");
+    expect_usage_error("05_online", "--sample", "run: --k, --dtype, --input and --output belong to stage 06");
+}
+
+/* --sample and its flags: values out of range (NaN among them), flags without --sample, a variant
+ * the draw is not fused into, and per-row .npy files of the wrong type, length or values; each one
+ * line and exit 2, before the GPU is touched. */
+Test(programs, sample_bad_input_is_one_line_and_exit_2)
+{
+    static const struct {
+        const char *args, *message;
+    } cases[] = {
+        {"--rows 4 --cols 100 --sample --temperature -1", "run: --temperature: expected a finite number >= 0"},
+        {"--rows 4 --cols 100 --sample --temperature nan", "run: --temperature: expected a finite number >= 0"},
+        {"--rows 4 --cols 100 --sample --temperature inf", "run: --temperature: expected a finite number >= 0"},
+        {"--rows 4 --cols 100 --sample --top-p 0", "run: --top-p: expected a number in (0, 1]"},
+        {"--rows 4 --cols 100 --sample --top-p 1.01", "run: --top-p: expected a number in (0, 1]"},
+        {"--rows 4 --cols 100 --sample --top-p nan", "run: --top-p: expected a number in (0, 1]"},
+        {"--rows 4 --cols 100 --sample --min-p 1", "run: --min-p: expected a number in [0, 1)"},
+        {"--rows 4 --cols 100 --sample --min-p -0.1", "run: --min-p: expected a number in [0, 1)"},
+        {"--rows 4 --cols 100 --sample --min-p x.npy", "run: --min-p: expected a number in [0, 1)"},
+        {"--rows 4 --cols 100 --top-p 0.9", "run: --temperature, --top-p and --min-p go with --sample\n"},
+        {"--sample", "run: --sample needs --input or --rows/--cols"},
+        {"--rows 4 --cols 100 --sample --variant unfused",
+         "run: --sample: the draw is fused into fast, fast_row and fast_split, not unfused\n"},
+        {"--rows 4 --cols 100 --k /tmp/k.npy", "run: --k /tmp/k.npy: a K a row goes with --sample"},
+        {"--rows 4 --cols 100 --sample --temperature /nonexistent/t.npy",
+         "run: --temperature /nonexistent/t.npy: cannot read it: No such file"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        expect_usage_error("06_fused_topk", cases[i].args, cases[i].message);
+
+    char t_path[64], k_path[64], args[256];
+    snprintf(t_path, sizeof t_path, "/tmp/temperatures-%d.npy", (int)getpid());
+    snprintf(k_path, sizeof k_path, "/tmp/ks-%d.npy", (int)getpid());
+    static const size_t four[1] = {4}, three[1] = {3};
+    static const float t_bad[4] = {1.0f, 0.5f, -1.0f, 2.0f}, t_ok[4] = {1.0f, 0.5f, 0.0f, 2.0f};
+    static const int k_bad[4] = {1, 5, 101, 2}, k_zero[4] = {1, 0, 3, 2};
+    static const struct {
+        const char *flag;
+        const float *t;
+        const int *k;
+        const size_t *shape;
+        const char *message; /* after "run: <flag> <path>: " */
+    } files[] = {
+        {"--temperature", t_bad, NULL, four, "row 2's -1 is not a finite number >= 0\n"},
+        {"--temperature", t_ok, NULL, three, "it has 3 values and the logits 4 rows: give one a row\n"},
+        {"--top-p", t_ok, NULL, four, "row 2's 0 is not in (0, 1]\n"},
+        {"--temperature", NULL, k_bad, four, "its element type '<i4' is not '<f4' (float32)\n"},
+        {"--k", NULL, k_bad, four, "row 2's K of 101 is not from 1 to the row's 100 logits\n"},
+        {"--k", NULL, k_zero, four, "row 1's K of 0 is not from 1 to the row's 100 logits\n"},
+        {"--k", t_ok, NULL, four, "its element type '<f4' is not '<i4' (int32)\n"},
+    };
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        const char *path = files[i].k ? k_path : t_path;
+        save_npy(path, files[i].k ? "<i4" : "<f4", 4, files[i].shape, 1, files[i].k ? (const void *)files[i].k
+                                                                                     : (const void *)files[i].t);
+        snprintf(args, sizeof args, "--rows 4 --cols 100 --sample %s %s", files[i].flag, path);
+        char message[256];
+        snprintf(message, sizeof message, "run: %s %s: %s", files[i].flag, path, files[i].message);
+        expect_usage_error("06_fused_topk", args, message);
+        remove(path);
+    }
+}
+
+/* --sample --output on the GPU: the three token files, one value a row in the logits' [B,T], each
+ * token among the row's top K, its probability in (0, 1] and its log-probability its log. */
+Test(programs, sample_output_files)
+{
+    char reason[256];
+    if (!gpu_available(reason, sizeof reason))
+        cr_skip_test("no CUDA device: %s", reason);
+    enum { ROWS = 6, V = 1001, K = 7 };
+    static float logits[ROWS * V];
+    for (int i = 0; i < ROWS * V; i++)
+        logits[i] = (float)((i * 7919) % 1013) / 101.0f;
+    char in[64], prefix[64], path[96], args[256];
+    snprintf(in, sizeof in, "/tmp/sample-logits-%d.npy", (int)getpid());
+    snprintf(prefix, sizeof prefix, "/tmp/sample-answer-%d", (int)getpid());
+    const size_t shape[3] = {2, 3, V};
+    save_npy(in, "<f4", 4, shape, 3, logits);
+    snprintf(args, sizeof args, "--input %s --output %s --k %d --sample --temperature 0.7 --top-p 0.9 --iters 2 "
+             "--warmup 1", in, prefix, K);
+    const outcome o = run_stage("06_fused_topk", args);
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    int ref_idx[ROWS * K];
+    double ref_prob[ROWS * K];
+    reference_topk(logits, ROWS, V, K, ref_idx, ref_prob);
+    static const char *const names[] = {"tokens", "token_probs", "token_logprobs", "indices", "probs"};
+    float values[3][ROWS];
+    for (int which = 0; which < 5; which++) {
+        snprintf(path, sizeof path, "%s_%s.npy", prefix, names[which]);
+        unsigned char file[128 + ROWS * K * 4];
+        FILE *f = fopen(path, "rb");
+        cr_assert_not_null(f, "%s was not written", path);
+        const size_t n = fread(file, 1, sizeof file, f);
+        fclose(f);
+        remove(path);
+        if (which >= 3)
+            continue;
+        const size_t data = 10 + (size_t)(file[8] | file[9] << 8);
+        cr_assert_eq(n, data + ROWS * 4, "%s: %zu bytes", path, n);
+        char want[80];
+        snprintf(want, sizeof want, "{'descr': '%s', 'fortran_order': False, 'shape': (2, 3), }",
+                 which ? "<f4" : "<i4");
+        cr_expect_eq(memcmp(file + 10, want, strlen(want)), 0, "%s header", path);
+        memcpy(values[which], file + data, ROWS * 4);
+    }
+    for (int r = 0; r < ROWS; r++) {
+        int token;
+        memcpy(&token, &values[0][r], 4);
+        bool among = false;
+        for (int j = 0; j < K; j++)
+            among |= ref_idx[r * K + j] == token;
+        cr_expect(among, "row %d: token %d is not among the top %d", r, token, K);
+        cr_expect(values[1][r] > 0.0f && values[1][r] <= 1.0f, "row %d: p %g", r, values[1][r]);
+        cr_expect(fabsf(logf(values[1][r]) - values[2][r]) < 1e-4f, "row %d: log p %g vs p %g", r, values[2][r],
+                  values[1][r]);
+    }
+    remove(in);
 }
 
 /* With no --variant, the variants that cannot take the case are left out of the table, in one line

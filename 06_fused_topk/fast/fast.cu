@@ -35,28 +35,29 @@ typedef enum { KERNEL_ROW, KERNEL_CHUNKS, KERNEL_SPLIT } fast_kernel;
 static chunk_cut chunks_for(size_t rows, size_t cols, int k) { return chunk_plan(rows, cols, k, sm_count()); }
 
 // One kernel's launch for the logits' type, on `stream`; `dependent`: a programmatic dependent
-// launch (dependent_launch.cuh).
+// launch (dependent_launch.cuh); draw: NULL for the top-K alone (fast_row and fast_split only).
 template <typename T>
 static void launch_fast(fast_kernel kernel, const void *x, size_t rows, size_t cols, int k, int *indices, float *probs,
-                        void *workspace, cudaStream_t stream, bool dependent)
+                        void *workspace, cudaStream_t stream, bool dependent, const sample_request *draw)
 {
     if (kernel == KERNEL_SPLIT)
-        launch_fast_split<T>(x, rows, cols, k, indices, probs, stream, dependent);
+        launch_fast_split<T>(x, rows, cols, k, indices, probs, stream, dependent, draw);
     else if (kernel == KERNEL_CHUNKS)
         launch_fast_chunks<T>(x, rows, cols, k, chunks_for(rows, cols, k), workspace, indices, probs);
     else
-        launch_fast_row<T>(x, rows, cols, k, indices, probs, stream, dependent);
+        launch_fast_row<T>(x, rows, cols, k, indices, probs, stream, dependent, draw);
 }
 
 static int fast_topk_with(fast_kernel kernel, const void *x, logit_dtype dtype, size_t rows, size_t cols, int k,
-                          int *indices, float *probs, void *workspace, cudaStream_t stream = 0, bool dependent = false)
+                          int *indices, float *probs, void *workspace, cudaStream_t stream = 0, bool dependent = false,
+                          const sample_request *draw = NULL)
 {
     if (dtype == DTYPE_F32)
-        launch_fast<float>(kernel, x, rows, cols, k, indices, probs, workspace, stream, dependent);
+        launch_fast<float>(kernel, x, rows, cols, k, indices, probs, workspace, stream, dependent, draw);
     else if (dtype == DTYPE_BF16)
-        launch_fast<__nv_bfloat16>(kernel, x, rows, cols, k, indices, probs, workspace, stream, dependent);
+        launch_fast<__nv_bfloat16>(kernel, x, rows, cols, k, indices, probs, workspace, stream, dependent, draw);
     else
-        launch_fast<__half>(kernel, x, rows, cols, k, indices, probs, workspace, stream, dependent);
+        launch_fast<__half>(kernel, x, rows, cols, k, indices, probs, workspace, stream, dependent, draw);
     return 1;
 }
 
@@ -68,6 +69,15 @@ extern "C" bool fast_pdl_available(logit_dtype dtype)
     return fast_split_available(dtype);
 }
 
+// fast takes fast_split for a batch of at most this many rows, where the GPU has clusters
+// (fast_picks below has the whole rule).
+#define FAST_SPLIT_MOST_ROWS 1
+
+extern "C" bool fast_takes_split(size_t rows, logit_dtype dtype)
+{
+    return rows <= FAST_SPLIT_MOST_ROWS && fast_split_available(dtype);
+}
+
 // A batch of one, for a decode loop's step: fast_split, as fast takes it, where the GPU has
 // clusters; fast_row otherwise (fast_chunks' workspace and ticket are not for a loop of launches).
 extern "C" void fast_launch_one_row(const void *x, logit_dtype dtype, size_t cols, int k, int *indices, float *probs,
@@ -75,8 +85,16 @@ extern "C" void fast_launch_one_row(const void *x, logit_dtype dtype, size_t col
 {
     if (dependent && !fast_pdl_available(dtype))
         die(1, "fast_launch_one_row: a dependent launch needs compute capability 9.0 and a build for sm_90");
-    const fast_kernel kernel = fast_split_available(dtype) ? KERNEL_SPLIT : KERNEL_ROW;
+    const fast_kernel kernel = fast_takes_split(1, dtype) ? KERNEL_SPLIT : KERNEL_ROW;
     fast_topk_with(kernel, x, dtype, 1, cols, k, indices, probs, NULL, stream, dependent);
+}
+
+// The top-K and the draw in one launch: fast_split's kernel or fast_row's (fast_chunks has no draw).
+extern "C" void fast_topk_sample(bool split, const void *x, logit_dtype dtype, size_t rows, size_t cols, int k,
+                                 int *indices, float *probs, const sample_request *draw)
+{
+    const fast_kernel kernel = split ? KERNEL_SPLIT : KERNEL_ROW;
+    fast_topk_with(kernel, x, dtype, rows, cols, k, indices, probs, NULL, 0, false, draw);
 }
 
 static int fast_row_topk(const void *x, logit_dtype dtype, size_t rows, size_t cols, int k, int *indices,
@@ -155,16 +173,16 @@ extern "C" const topk_variant fast_split_topk_variant = {"fast_split", fast_byte
                                               fast_split_fits, fast_split_why_not_here};
 
 // fast's rule: fast_split for a batch of at most FAST_SPLIT_MOST_ROWS rows (on a GPU with
-// clusters), fast_chunks below FAST_ROW_FROM_ROWS_PER_SM rows an SM, fast_row from there. The
-// thresholds are measured ones: each is where a sweep of rows (./run --rows R --variant fast_split,
-// fast_chunks, fast_row) finds the next kernel faster, and JOURNAL.md records that sweep.
-#define FAST_SPLIT_MOST_ROWS 1
+// clusters, fast_takes_split), fast_chunks below FAST_ROW_FROM_ROWS_PER_SM rows an SM, fast_row
+// from there. The thresholds are measured ones: each is where a sweep of rows (./run --rows R
+// --variant fast_split, fast_chunks, fast_row) finds the next kernel faster, and JOURNAL.md records
+// that sweep.
 #define FAST_ROW_FROM_ROWS_PER_SM 4
 
 extern "C" const topk_variant *fast_picks(size_t rows, size_t cols, int k, logit_dtype dtype)
 {
     (void)cols, (void)k;
-    if (rows <= FAST_SPLIT_MOST_ROWS && fast_split_available(dtype))
+    if (fast_takes_split(rows, dtype))
         return &fast_split_topk_variant;
     if (rows < (size_t)FAST_ROW_FROM_ROWS_PER_SM * sm_count())
         return &fast_chunks_topk_variant;

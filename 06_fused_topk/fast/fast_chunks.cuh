@@ -138,7 +138,7 @@ static void launch_fast_chunks(const void *x, size_t rows, size_t cols, int k, c
                                int *indices, float *probs)
 {
     if (cut.chunks == 1)
-        return launch_fast_row<T>(x, rows, cols, k, indices, probs, 0, false);
+        return launch_fast_row<T>(x, rows, cols, k, indices, probs, 0, false, NULL);
     chunk_workspace ws;
     chunk_workspace_plan(workspace, rows, cut.chunks, k, &ws);
     if (k > GUESS_ABOVE_K)

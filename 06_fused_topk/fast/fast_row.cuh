@@ -24,6 +24,7 @@
 #include "../../common/check.h"
 #include "dependent_launch.cuh"
 #include "fast.h"
+#include "draw.cuh"
 #include "warp_row.cuh"
 
 #define FAST_WARPS 4 // warps in a block, each with its own row
@@ -34,11 +35,13 @@
 // With Guess (K > GUESS_ABOVE_K) the first threshold is a guess, and a row in which fewer than K
 // logits reached it is ranked again. That call costs registers even where it is not taken, so the
 // kernel for K <= 32, where a certain threshold costs nothing more, is built without it.
+// With Draw the warp also draws the row's token from its sorted winners (draw.cuh); without it the
+// kernel is the top-K alone, and `draw` is not read.
 #define GUESS_ABOVE_K 32
-template <typename T, bool Guess>
+template <typename T, bool Guess, bool Draw>
 static __global__ void __launch_bounds__(FAST_THREADS, 8)
     fast_row_kernel(const T *__restrict__ x, size_t rows, size_t cols, int k, int *__restrict__ indices,
-                    float *__restrict__ probs)
+                    float *__restrict__ probs, const sample_request draw)
 {
     extern __shared__ rank_key buffers[]; // FAST_WARPS x capacity
     const int warp = threadIdx.x / WARP_SIZE;
@@ -55,16 +58,18 @@ static __global__ void __launch_bounds__(FAST_THREADS, 8)
     if (Guess && w.buf[k - 1] == 0) // fewer than K logits reached the guess
         warp_rank_row_again(w.buf, k, xr, cols);
     write_topk(w.buf, warp_combine(s), row, k, indices, probs);
+    if (Draw)
+        warp_draw(w.buf, k, row, draw);
 }
 
-template <typename T, bool Guess>
+template <typename T, bool Guess, bool Draw>
 static void launch_fast_row_kernel(const void *x, size_t rows, size_t cols, int k, int *indices, float *probs,
-                                   cudaStream_t stream, bool dependent)
+                                   cudaStream_t stream, bool dependent, const sample_request &draw)
 {
     static bool shared_memory_raised;
     if (!shared_memory_raised) { // room for the largest K
         const int most = FAST_WARPS * warp_capacity(FAST_MAX_K, logits16<T>::count) * (int)sizeof(rank_key);
-        CUDA_CHECK(cudaFuncSetAttribute(fast_row_kernel<T, Guess>, cudaFuncAttributeMaxDynamicSharedMemorySize, most));
+        CUDA_CHECK(cudaFuncSetAttribute(fast_row_kernel<T, Guess, Draw>, cudaFuncAttributeMaxDynamicSharedMemorySize, most));
         shared_memory_raised = true;
     }
     cudaLaunchConfig_t config = {};
@@ -73,19 +78,26 @@ static void launch_fast_row_kernel(const void *x, size_t rows, size_t cols, int 
     config.stream = stream;
     cudaLaunchAttribute attribute;
     config.attrs = &attribute, config.numAttrs = dependent_launch_attribute(&attribute, dependent);
-    CUDA_CHECK(cudaLaunchKernelEx(&config, fast_row_kernel<T, Guess>, (const T *)x, rows, cols, k, indices, probs));
+    CUDA_CHECK(cudaLaunchKernelEx(&config, fast_row_kernel<T, Guess, Draw>, (const T *)x, rows, cols, k, indices, probs,
+                                  draw));
     CUDA_CHECK_LAUNCH("fast_row_kernel");
 }
 
-// A warp per row, on `stream`; `dependent`: a programmatic dependent launch.
+// A warp per row, on `stream`; `dependent`: a programmatic dependent launch; draw: NULL for the
+// top-K alone.
 template <typename T>
 static void launch_fast_row(const void *x, size_t rows, size_t cols, int k, int *indices, float *probs,
-                            cudaStream_t stream, bool dependent)
+                            cudaStream_t stream, bool dependent, const sample_request *draw)
 {
-    if (k > GUESS_ABOVE_K)
-        launch_fast_row_kernel<T, true>(x, rows, cols, k, indices, probs, stream, dependent);
+    const sample_request none = {};
+    if (draw && k > GUESS_ABOVE_K)
+        launch_fast_row_kernel<T, true, true>(x, rows, cols, k, indices, probs, stream, dependent, *draw);
+    else if (draw)
+        launch_fast_row_kernel<T, false, true>(x, rows, cols, k, indices, probs, stream, dependent, *draw);
+    else if (k > GUESS_ABOVE_K)
+        launch_fast_row_kernel<T, true, false>(x, rows, cols, k, indices, probs, stream, dependent, none);
     else
-        launch_fast_row_kernel<T, false>(x, rows, cols, k, indices, probs, stream, dependent);
+        launch_fast_row_kernel<T, false, false>(x, rows, cols, k, indices, probs, stream, dependent, none);
 }
 
 #endif

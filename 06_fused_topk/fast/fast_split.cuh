@@ -16,7 +16,9 @@
 //      above it to the list in the first block's shared memory (an atomic add on its count, across
 //      the cluster).
 //   4. cluster.sync(). The first block ranks the candidates (a team of lanes counts the ones above
-//      each) and writes the best K.
+//      each) and writes the best K. With Draw, its first warp then draws the row's token from them
+//      (draw.cuh), sorted: where the team counted, each writer also puts its candidate at its place
+//      in a free part of the list.
 // If the candidates overflow the list (a row full of ties), its first warp scans the whole row as
 // fast_row does (warp_rank_row_again): slower, and still exact.
 // Assumes: an sm_90 GPU (built for an older one, the kernel is empty and fast_split_available()
@@ -30,6 +32,7 @@
 #include "../../common/check.h"
 #include "cluster_kth.cuh"
 #include "dependent_launch.cuh"
+#include "draw.cuh"
 #include "../../common/dtype.h"
 #include "fast.h"
 #include "warp_row.cuh"
@@ -107,10 +110,11 @@ __device__ __forceinline__ online_stat cluster_statistic(const online_stat *bloc
 
 // Clusters are sm_90's: built for an older GPU, the kernel is empty, and split_available() (which
 // reads the version the kernel was built for) keeps it from being launched.
-template <typename T>
+// With Draw the first block's first warp also draws the row's token; without it `draw` is not read.
+template <typename T, bool Draw>
 static __global__ void __launch_bounds__(SPLIT_THREADS, 1)
     fast_split_kernel(const T *__restrict__ x, size_t cols, int k, int group_lanes, unsigned capacity,
-                      int *__restrict__ indices, float *__restrict__ probs)
+                      int *__restrict__ indices, float *__restrict__ probs, const sample_request draw)
 {
 #if __CUDA_ARCH__ >= 900
     typedef logits16<T> vec;
@@ -251,8 +255,19 @@ static __global__ void __launch_bounds__(SPLIT_THREADS, 1)
         for (int offset = team / 2; offset > 0; offset /= 2)
             place += __shfl_xor_sync(FULL_MASK, place, offset);
         const online_stat total = cluster_statistic(block_stats, blocks);
-        if (c < n && t % team == 0 && place < k)
+        // With n <= SPLIT_THREADS candidates, slots from SPLIT_THREADS on are free (the list holds
+        // 4096 >= SPLIT_THREADS + FAST_MAX_K): the winners go there in order, for the draw.
+        rank_key *sorted = mine + SPLIT_THREADS;
+        if (c < n && t % team == 0 && place < k) {
             write_entry(key, place, total, row, k, indices, probs);
+            if (Draw)
+                sorted[place] = key;
+        }
+        if (Draw) {
+            __syncthreads(); // every winner is at its place
+            if (warp == 0)
+                warp_draw(sorted, k, row, draw);
+        }
         return;
     }
     if (n <= (int)capacity) {
@@ -271,8 +286,11 @@ static __global__ void __launch_bounds__(SPLIT_THREADS, 1)
         warp_rank_row_again(mine, k, xr, cols);
     }
     const online_stat total = cluster_statistic(block_stats, blocks);
-    if (warp == 0)
+    if (warp == 0) {
         write_topk(mine, total, row, k, indices, probs);
+        if (Draw)
+            warp_draw(mine, k, row, draw);
+    }
 #endif
 }
 
@@ -299,43 +317,55 @@ static bool split_available(void)
         cudaFuncAttributes built;
         CUDA_CHECK(cudaGetDevice(&device));
         CUDA_CHECK(cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, device));
-        CUDA_CHECK(cudaFuncGetAttributes(&built, fast_split_kernel<T>));
+        CUDA_CHECK(cudaFuncGetAttributes(&built, fast_split_kernel<T, false>)); // both are built alike
         available = clusters && built.binaryVersion >= 90;
     }
     return available;
 }
 
 // 16 blocks a cluster where the GPU allows it (H100 and H200 do, as a size beyond the portable 8).
-template <typename T>
+template <typename T, bool Draw>
 static int split_blocks(void)
 {
     static int blocks;
     if (!blocks) {
-        CUDA_CHECK(cudaFuncSetAttribute(fast_split_kernel<T>, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
-        CUDA_CHECK(cudaFuncSetAttribute(fast_split_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+        CUDA_CHECK(cudaFuncSetAttribute(fast_split_kernel<T, Draw>, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+        CUDA_CHECK(cudaFuncSetAttribute(fast_split_kernel<T, Draw>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         (int)split_shared_bytes(FAST_MAX_K)));
         cudaLaunchAttribute cluster;
         const cudaLaunchConfig_t config = split_config(1, SPLIT_MAX_BLOCKS, FAST_MAX_K, &cluster);
         int fit = 0;
-        CUDA_CHECK(cudaOccupancyMaxActiveClusters(&fit, fast_split_kernel<T>, &config));
+        CUDA_CHECK(cudaOccupancyMaxActiveClusters(&fit, fast_split_kernel<T, Draw>, &config));
         blocks = fit > 0 ? SPLIT_MAX_BLOCKS : SPLIT_MAX_BLOCKS / 2;
     }
     return blocks;
 }
 
 // A cluster of blocks per row, on `stream`; `dependent`: a programmatic dependent launch.
-template <typename T>
-static void launch_fast_split(const void *x, size_t rows, size_t cols, int k, int *indices, float *probs,
-                              cudaStream_t stream, bool dependent)
+template <typename T, bool Draw>
+static void launch_fast_split_kernel(const void *x, size_t rows, size_t cols, int k, int *indices, float *probs,
+                                     cudaStream_t stream, bool dependent, const sample_request &draw)
 {
-    const int blocks = split_blocks<T>();
+    const int blocks = split_blocks<T, Draw>();
     cudaLaunchAttribute attributes[2];
     cudaLaunchConfig_t config = split_config(rows, blocks, k, &attributes[0]);
     config.stream = stream;
     config.numAttrs += dependent_launch_attribute(&attributes[1], dependent);
-    CUDA_CHECK(cudaLaunchKernelEx(&config, fast_split_kernel<T>, (const T *)x, cols, k, split_group_lanes(blocks, k),
-                                  (unsigned)split_list(k), indices, probs));
+    CUDA_CHECK(cudaLaunchKernelEx(&config, fast_split_kernel<T, Draw>, (const T *)x, cols, k,
+                                  split_group_lanes(blocks, k), (unsigned)split_list(k), indices, probs, draw));
     CUDA_CHECK_LAUNCH("fast_split_kernel");
+}
+
+// draw: NULL for the top-K alone.
+template <typename T>
+static void launch_fast_split(const void *x, size_t rows, size_t cols, int k, int *indices, float *probs,
+                              cudaStream_t stream, bool dependent, const sample_request *draw)
+{
+    const sample_request none = {};
+    if (draw)
+        launch_fast_split_kernel<T, true>(x, rows, cols, k, indices, probs, stream, dependent, *draw);
+    else
+        launch_fast_split_kernel<T, false>(x, rows, cols, k, indices, probs, stream, dependent, none);
 }
 
 // Whether this GPU has clusters and the kernel was built for them.

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../common/sample.h"
+
 bool one_printable_line(const char *s)
 {
     for (const char *c = s; *c; c++)
@@ -93,6 +95,10 @@ static const char *cli_broken(cli_status st, const cli_options *o, const char *e
     if ((o->csv_path && !*o->csv_path) || (o->input_path && !*o->input_path) ||
         (o->output_prefix && !*o->output_prefix))
         return "an empty file name";
+    if (o->k && o->k_path)
+        return "--k both a number and a file";
+    if (!sample_temperature_ok(o->temperature) || !sample_top_p_ok(o->top_p) || !sample_min_p_ok(o->min_p))
+        return "a sampling parameter outside its range";
     return NULL;
 }
 
