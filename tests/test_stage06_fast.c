@@ -89,8 +89,9 @@ Test(stage06_fast, bitwise_identical_across_runs)
     topk_case_destroy(&c);
 }
 
-/* A batch of one for every vocabulary of the benchmark, and fast picks the split for it (on sm_90;
- * fast_chunks elsewhere), fast_chunks for a few rows, fast_row for a full grid. */
+/* A batch of one for every vocabulary of the benchmark, and fast picks the split for it and a few
+ * rows (on sm_90; fast_chunks elsewhere), fast_chunks for a few hundred rows up to K = 256, fast_row
+ * for a full grid or a larger K. */
 Test(stage06_fast, batch_of_one)
 {
     const gpu_info gpu = open_or_skip();
@@ -105,7 +106,10 @@ Test(stage06_fast, batch_of_one)
                      "fast's kernel for a batch of one");
         topk_case_destroy(&c);
     }
-    cr_expect_eq(fast_picks(2, 128256, 50, DTYPE_BF16), &fast_chunks_topk_variant, "fast's kernel for 2 rows");
+    cr_expect_eq(fast_picks(2, 128256, 50, DTYPE_BF16),
+                 gpu.cc_major < 9 ? &fast_chunks_topk_variant : &fast_split_topk_variant, "fast's kernel for 2 rows");
+    cr_expect_eq(fast_picks(256, 128256, 50, DTYPE_BF16), &fast_chunks_topk_variant, "fast's kernel for 256 rows");
+    cr_expect_eq(fast_picks(256, 128256, 1024, DTYPE_F32), &fast_row_topk_variant, "fast's kernel for 256 rows, K = 1024");
     cr_expect_eq(fast_picks(65536, 128256, 50, DTYPE_F32), &fast_row_topk_variant, "fast's kernel for 65536 rows");
 }
 

@@ -70,8 +70,8 @@ extern "C" bool fast_pdl_available(logit_dtype dtype)
 }
 
 // fast takes fast_split for a batch of at most this many rows, where the GPU has clusters
-// (fast_picks below has the whole rule).
-#define FAST_SPLIT_MOST_ROWS 1
+// (fast_picks below has the whole rule, and says where the number comes from).
+#define FAST_SPLIT_MOST_ROWS 32
 
 extern "C" bool fast_takes_split(size_t rows, logit_dtype dtype)
 {
@@ -173,18 +173,19 @@ extern "C" const topk_variant fast_split_topk_variant = {"fast_split", fast_byte
                                               fast_split_fits, fast_split_why_not_here};
 
 // fast's rule: fast_split for a batch of at most FAST_SPLIT_MOST_ROWS rows (on a GPU with
-// clusters, fast_takes_split), fast_chunks below FAST_ROW_FROM_ROWS_PER_SM rows an SM, fast_row
-// from there. The thresholds are measured ones: each is where a sweep of rows (./run --rows R
-// --variant fast_split, fast_chunks, fast_row) finds the next kernel faster, and JOURNAL.md records
-// that sweep.
-#define FAST_ROW_FROM_ROWS_PER_SM 4
+// clusters, fast_takes_split); fast_chunks below FAST_ROW_FROM_ROWS_PER_SM rows an SM, for K up to
+// FAST_CHUNKS_MOST_K (past it, the last warp's merge of W lists of K keys costs more than the
+// chunks save); fast_row otherwise. The thresholds come from a sweep of rows at V = 128256 for each
+// kernel (JOURNAL.md, "fast between 1 and 2048 rows"): each is where the next kernel was faster.
+#define FAST_ROW_FROM_ROWS_PER_SM 8
+#define FAST_CHUNKS_MOST_K 256
 
 extern "C" const topk_variant *fast_picks(size_t rows, size_t cols, int k, logit_dtype dtype)
 {
-    (void)cols, (void)k;
+    (void)cols;
     if (fast_takes_split(rows, dtype))
         return &fast_split_topk_variant;
-    if (rows < (size_t)FAST_ROW_FROM_ROWS_PER_SM * sm_count())
+    if (k <= FAST_CHUNKS_MOST_K && rows < (size_t)FAST_ROW_FROM_ROWS_PER_SM * sm_count())
         return &fast_chunks_topk_variant;
     return &fast_row_topk_variant;
 }
