@@ -32,7 +32,18 @@ static int sm_count(void)
 typedef enum { KERNEL_ROW, KERNEL_CHUNKS, KERNEL_SPLIT } fast_kernel;
 
 // fast_chunks' cut of the rows on this GPU.
-static chunk_cut chunks_for(size_t rows, size_t cols, int k) { return chunk_plan(rows, cols, k, sm_count()); }
+template <typename T>
+static chunk_cut chunks_for(size_t rows, size_t cols, int k)
+{
+    return chunk_plan(rows, cols, k, chunk_resident_warps<T>(k, sm_count()));
+}
+
+static chunk_cut chunks_for(size_t rows, size_t cols, int k, logit_dtype dtype)
+{
+    return dtype == DTYPE_F32    ? chunks_for<float>(rows, cols, k)
+           : dtype == DTYPE_BF16 ? chunks_for<__nv_bfloat16>(rows, cols, k)
+                                 : chunks_for<__half>(rows, cols, k);
+}
 
 // One kernel's launch for the logits' type, on `stream`; `dependent`: a programmatic dependent
 // launch (dependent_launch.cuh); draw: NULL for the top-K alone (fast_row and fast_split only).
@@ -43,7 +54,7 @@ static void launch_fast(fast_kernel kernel, const void *x, size_t rows, size_t c
     if (kernel == KERNEL_SPLIT)
         launch_fast_split<T>(x, rows, cols, k, indices, probs, stream, dependent, draw);
     else if (kernel == KERNEL_CHUNKS)
-        launch_fast_chunks<T>(x, rows, cols, k, chunks_for(rows, cols, k), workspace, indices, probs);
+        launch_fast_chunks<T>(x, rows, cols, k, chunks_for<T>(rows, cols, k), workspace, indices, probs);
     else
         launch_fast_row<T>(x, rows, cols, k, indices, probs, stream, dependent, draw);
 }
@@ -153,15 +164,14 @@ static double fast_bytes_per_row(size_t rows, size_t cols, int k, logit_dtype dt
 // As fast_row, and each chunk's K keys and statistic written and read back once.
 static double fast_chunks_bytes_per_row(size_t rows, size_t cols, int k, logit_dtype dtype)
 {
-    const chunk_cut cut = chunks_for(rows, cols, k);
+    const chunk_cut cut = chunks_for(rows, cols, k, dtype);
     const double left = cut.chunks == 1 ? 0.0 : 2.0 * cut.chunks * (8.0 * k + sizeof(online_stat));
     return fast_bytes_per_row(rows, cols, k, dtype) + left;
 }
 
 static size_t fast_chunks_workspace_bytes(size_t rows, size_t cols, int k, logit_dtype dtype)
 {
-    (void)dtype;
-    return chunk_workspace_bytes(rows, k, chunks_for(rows, cols, k));
+    return chunk_workspace_bytes(rows, k, chunks_for(rows, cols, k, dtype));
 }
 
 extern "C" const topk_variant fast_row_topk_variant = {"fast_row", fast_bytes_per_row, NULL, fast_row_topk, FAST_MAX_K, true,

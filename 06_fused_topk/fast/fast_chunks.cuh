@@ -5,7 +5,7 @@
 // SM can take, and with a few hundred rows the GPU has too few warps to fill its memory system;
 // fast_split gives a row 16 whole SMs and a cluster's fixed costs, and few such clusters run at once.
 // Here each row is cut into W chunks of whole CHUNK_GRANULE logits (the last chunk takes what is
-// left), W chosen so that the grid has some CHUNK_WARPS_PER_SM warps an SM (chunk_plan), and each
+// left), W chosen so that the grid is one full wave of resident warps (chunk_plan), and each
 // chunk gets a warp that makes fast_row's pass over it (warp_row.cuh: the sample, the threshold,
 // the candidates, the statistic), sampling within its chunk. It leaves its (m, d) and its best K in
 // a workspace, and the last warp of the row to finish merges them (chunk_merge.cuh) and writes the
@@ -23,13 +23,6 @@
 #include "fast.h"
 #include "fast_row.cuh"
 
-// The warps the grid of fast_chunks should have for each SM: W grows until rows x W reaches this
-// times the SM count, or until the chunks reach their shortest. For the sweep that sets it,
-// make NVCC_EXTRA="-DCHUNK_WARPS_PER_SM=N" builds with another.
-#ifndef CHUNK_WARPS_PER_SM
-#define CHUNK_WARPS_PER_SM 16
-#endif
-
 // A chunk is a whole number of CHUNK_GRANULE logits, so that every chunk but the last holds at
 // least FAST_MAX_K of them. It is at least CHUNK_LOGITS_PER_K x K logits long: its list of K keys
 // is written and read back (2 x 8 bytes a key), which for a chunk that short adds at most a quarter
@@ -42,13 +35,16 @@ typedef struct {
     int chunks, length;
 } chunk_cut;
 
-// W for rows x cols at top-k on `sms` SMs: enough warps to reach CHUNK_WARPS_PER_SM an SM, as
-// long as the chunks stay at least as long as the bounds above. 1 where the rows alone do it.
-static chunk_cut chunk_plan(size_t rows, size_t cols, int k, int sms)
+// W for rows x cols at top-k when the GPU holds `resident` warps of the kernel at once: as many
+// chunks as keep rows x W within one wave of resident warps (each warp's loads in flight are what
+// a row's bandwidth is made of, so a wave short of full leaves bandwidth unused, and a second wave
+// begun by a few warps leaves most SMs idle while they finish), as long as the chunks stay at least
+// as long as the bounds above. 1 where the rows alone fill a wave.
+static chunk_cut chunk_plan(size_t rows, size_t cols, int k, size_t resident)
 {
     const size_t granules = (cols + CHUNK_GRANULE - 1) / CHUNK_GRANULE;
     const size_t shortest = ((size_t)CHUNK_LOGITS_PER_K * k + CHUNK_GRANULE - 1) / CHUNK_GRANULE; // in granules
-    const size_t wanted = ((size_t)CHUNK_WARPS_PER_SM * sms + rows - 1) / rows;
+    const size_t wanted = resident / rows;
     size_t chunks = granules / shortest;
     if (chunks > wanted)
         chunks = wanted;
@@ -112,18 +108,47 @@ static size_t chunk_workspace_bytes(size_t rows, int k, chunk_cut cut)
     return cut.chunks == 1 ? 0 : chunk_workspace_plan(NULL, rows, cut.chunks, k, &unused);
 }
 
+static size_t chunk_shared_bytes(int k, int per_lane)
+{
+    return FAST_WARPS * warp_capacity(k, per_lane) * sizeof(rank_key);
+}
+
+// The kernel for top-k of T logits, allowed the shared memory of the largest K (once).
 template <typename T, bool Guess>
-static void launch_fast_chunks_kernel(const void *x, size_t rows, size_t cols, int k, chunk_cut cut,
-                                      const chunk_workspace &ws, int *indices, float *probs)
+static const void *chunks_kernel_ready(void)
 {
     static bool shared_memory_raised;
-    if (!shared_memory_raised) { // room for the largest K
-        const int most = FAST_WARPS * warp_capacity(FAST_MAX_K, logits16<T>::count) * (int)sizeof(rank_key);
+    if (!shared_memory_raised) {
+        const int most = (int)chunk_shared_bytes(FAST_MAX_K, logits16<T>::count);
         CUDA_CHECK(cudaFuncSetAttribute(fast_chunks_kernel<T, Guess>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         most));
         shared_memory_raised = true;
     }
-    const size_t shared = FAST_WARPS * warp_capacity(k, logits16<T>::count) * sizeof(rank_key);
+    return (const void *)fast_chunks_kernel<T, Guess>;
+}
+
+// The warps of the kernel for top-k of T logits that `sms` SMs hold at once: the blocks an SM holds
+// (its registers and the candidates' shared memory decide) times FAST_WARPS times the SMs. The
+// last K's answer is kept, so that a run of launches at one K asks the runtime once.
+template <typename T>
+static size_t chunk_resident_warps(int k, int sms)
+{
+    static int last_k = -1, blocks;
+    if (k != last_k) {
+        const void *kernel = k > GUESS_ABOVE_K ? chunks_kernel_ready<T, true>() : chunks_kernel_ready<T, false>();
+        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, FAST_THREADS,
+                                                                 chunk_shared_bytes(k, logits16<T>::count)));
+        last_k = k;
+    }
+    return (size_t)(blocks > 0 ? blocks : 1) * FAST_WARPS * (size_t)sms;
+}
+
+template <typename T, bool Guess>
+static void launch_fast_chunks_kernel(const void *x, size_t rows, size_t cols, int k, chunk_cut cut,
+                                      const chunk_workspace &ws, int *indices, float *probs)
+{
+    chunks_kernel_ready<T, Guess>();
+    const size_t shared = chunk_shared_bytes(k, logits16<T>::count);
     const size_t warps = rows * (size_t)cut.chunks;
     fast_chunks_kernel<T, Guess><<<(unsigned)((warps + FAST_WARPS - 1) / FAST_WARPS), FAST_THREADS, shared>>>(
         (const T *)x, (unsigned)rows, cols, k, cut, ws, indices, probs);
