@@ -173,6 +173,9 @@ function decode_table(    m, t, i, r) {
 # The issue's goals for a server's shapes, as measured, or "no rows yet".
 function serving_goals(    j, n, t, r, line, low, lowest, slower, d, sizes, prev, vv) {
     block("findings:06_serving")
+    if (!lead) print ""
+    print "**" gpu_name(meta["gpu"]) "**:"
+    print ""
     # From 256 rows up at V = 128256, fast at >= 80 % of the read ceiling.
     line = ""; low = 0
     split("float32 bf16", d, " ")
@@ -251,6 +254,7 @@ END {
 
     set_goals(V)
     goal_verdicts()
+    serving_goals()
 
     # The goals, the findings and the claims: from the stage's lead run only.
     if (!lead) exit
@@ -271,7 +275,6 @@ END {
     for (i = 6; i <= ngoals; i++) goal(i)
 
     findings(V)
-    serving_goals()
 
     block("claims")
     printf "| <a id=\"c7\"></a>C7 | A softmax written out and then read by a top-K moves 3× the bytes of a fused kernel that reads the logits once | PyTorch's torch.topk(torch.softmax(x)) %.0f KB per row against %.0f KB fused: %.1f×; this course's unfused path, which sorts whole rows, %.0f KB (%.1f×)%s | confirmed; a full sort moves more still |\n", \

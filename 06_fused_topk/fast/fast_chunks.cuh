@@ -5,7 +5,7 @@
 // SM can take, and with a few hundred rows the GPU has too few warps to fill its memory system;
 // fast_split gives a row 16 whole SMs and a cluster's fixed costs, and few such clusters run at once.
 // Here each row is cut into W chunks of whole CHUNK_GRANULE logits (the last chunk takes what is
-// left), W chosen so that the grid is one full wave of resident warps (chunk_plan), and each
+// left), W chosen so that the grid is half a wave of resident warps (chunk_plan), and each
 // chunk gets a warp that makes fast_row's pass over it (warp_row.cuh: the sample, the threshold,
 // the candidates, the statistic), sampling within its chunk. It leaves its (m, d) and its best K in
 // a workspace, and the last warp of the row to finish merges them (chunk_merge.cuh) and writes the
@@ -35,16 +35,23 @@ typedef struct {
     int chunks, length;
 } chunk_cut;
 
+// The grid fills 1 / CHUNK_WAVE_PART of a wave of resident warps: half a wave leaves each warp a
+// chunk twice as long, and so half as many lists to merge, as a full wave would, and a sweep of
+// 1, 1/2 and 1/4 found half the best overall (JOURNAL.md). For another sweep,
+// make NVCC_EXTRA="-DCHUNK_WAVE_PART=N" builds with another.
+#ifndef CHUNK_WAVE_PART
+#define CHUNK_WAVE_PART 2
+#endif
+
 // W for rows x cols at top-k when the GPU holds `resident` warps of the kernel at once: as many
-// chunks as keep rows x W within one wave of resident warps (each warp's loads in flight are what
-// a row's bandwidth is made of, so a wave short of full leaves bandwidth unused, and a second wave
-// begun by a few warps leaves most SMs idle while they finish), as long as the chunks stay at least
-// as long as the bounds above. 1 where the rows alone fill a wave.
+// chunks as keep rows x W within that share of a wave (a second wave begun by a few warps would
+// leave most SMs idle while they finish), as long as the chunks stay at least as long as the
+// bounds above. 1 where the rows alone fill it.
 static chunk_cut chunk_plan(size_t rows, size_t cols, int k, size_t resident)
 {
     const size_t granules = (cols + CHUNK_GRANULE - 1) / CHUNK_GRANULE;
     const size_t shortest = ((size_t)CHUNK_LOGITS_PER_K * k + CHUNK_GRANULE - 1) / CHUNK_GRANULE; // in granules
-    const size_t wanted = resident / rows;
+    const size_t wanted = resident / ((size_t)CHUNK_WAVE_PART * rows);
     size_t chunks = granules / shortest;
     if (chunks > wanted)
         chunks = wanted;
