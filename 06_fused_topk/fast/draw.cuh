@@ -52,7 +52,7 @@ __device__ __forceinline__ weight_tile weigh_tile(const rank_key *sorted, int k,
 
 // The token of row `row` from its sorted winners; lane 0 writes it, its probability and its
 // log-probability.
-__device__ void warp_draw(const rank_key *sorted, int k_selected, size_t row, const sample_request &draw)
+__device__ __noinline__ void warp_draw(const rank_key *sorted, int k_selected, size_t row, const sample_request draw)
 {
     const sample_params &p = draw.params;
     const int lane = threadIdx.x % WARP_SIZE;
