@@ -33,9 +33,9 @@ fi
 out=plots/data/$(gpu_folder "$gpu")
 
 # The stages, and how long each one's default experiment took on an H100 SXM, in seconds (PyTorch's
-# rows for stage 06 took 7 s more).
+# rows for stage 06 took about 180 s more).
 stages=(01_naive 02_multipass 03_fused3kernel 04_warp 05_online 06_fused_topk)
-seconds=(4 6 8 27 60 69)
+seconds=(5 7 10 27 61 72)
 total=0
 for s in "${seconds[@]}"; do total=$((total + s)); done
 if python3 -c 'import sys, torch; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
