@@ -17,6 +17,8 @@ decode_graph decode_graph_create(topk_case *c, int k, bool dependent)
 
     decode_graph g;
     CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+    /* Every launch but the first is dependent: the first has nothing before it in the graph to
+     * overlap with. */
     for (size_t t = 0; t < c->rows; t++)
         fast_launch_one_row((const char *)c->x + t * row_bytes, c->dtype, c->cols, k, c->idx + t * (size_t)k,
                             c->prob + t * (size_t)k, stream, dependent && t > 0);

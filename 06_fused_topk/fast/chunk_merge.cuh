@@ -104,7 +104,8 @@ __device__ __forceinline__ void offer_key(warp_candidates &w, rank_key &bar, ran
     }
 }
 
-// Lists whose first 32 keys are loaded together: 8 loads in flight a lane.
+// Lists whose first 32 keys are loaded together: 8 loads in flight a lane. Every read of what the
+// chunks left is __ldcg: a load from L2, which bypasses a possibly stale L1 line, as stage 03 does.
 #define MERGE_LISTS_AT_ONCE 8
 
 // The row's best K of its `chunks` lists (`lists`, K keys each) into w's buffer, sorted. First the

@@ -10,9 +10,10 @@
 // writes are visible. Launched without the attribute, both instructions do nothing.
 // The invariant each kernel keeps: nothing it reads or writes in global memory comes before the
 // wait, because the grid ahead may still be writing it (in a server, the logits are the output of
-// the launch ahead). Where the signal goes decides only how early the next grid is placed: here
-// right after the wait, so that at most one grid waits behind the running one, and never before a
-// grid's own predecessor has finished. In the decode loop (decode_loop.c) every token reads its own
+// the launch ahead). Where the signal goes decides only how early the next grid is placed. Here it
+// comes right after the wait, so at most one grid waits behind the running one. And the grid behind
+// is placed only once this grid's own predecessor has finished, since the signal follows the wait.
+// In the decode loop (decode_loop.c) every token reads its own
 // row and writes its own K entries, so no two launches touch the same bytes at all; the wait is
 // there for the loop a server runs.
 // Assumes: kernels built for sm_90 or newer use it (fast_pdl_available() checks the build).

@@ -1,6 +1,8 @@
 // fast/draw.cuh — one token a row, drawn by the warp that holds the row's K winners.
 //
-// What it does: at the end of fast_row, and of both of fast_split's ways to its answer, one warp
+// What it does: at the end of fast_row, and of both of fast_split's ways to its answer (for at most
+// SPLIT_THREADS candidates, a team of lanes counts each one's place; past that, the candidates are
+// sorted, or the row is ranked again if they overflowed the list), one warp
 // has the row's best K as keys in shared memory, sorted best first. A sampler needs nothing else:
 // softmax(x / T) restricted to the K is w_i / sum w, with w_i = exp((x_i - x_0) / T), and the cuts
 // of top-p and min-p are prefixes of the ranked K. So there is no sort, no second read of the row
@@ -14,8 +16,10 @@
 // Each pass scans the same weights in the same order, so the sums are the same bits every time.
 // The fp64 reference is common/sample.c, which says what the kernel's float sums can change.
 // Invariants: every lane calls warp_draw with the same arguments; sorted[0..K) are the row's
-// winners, best first, with finite x_0; a row's K (its own, from the per-row array) is at most the
-// K the winners were selected for.
+// winners, best first; a row's K (its own, from the per-row array) is at most the K the winners were
+// selected for. At T > 0 a row of -inf (x_0 = -inf) has NaN weights: nothing is kept, and lane 0
+// writes the first winner's index with a NaN probability and log-probability, as common/sample.c
+// expects.
 // Read next: fast_row.cuh and fast_split.cuh, where the draw is called.
 #ifndef FAST_DRAW_CUH
 #define FAST_DRAW_CUH
@@ -87,9 +91,9 @@ __device__ __noinline__ void warp_draw(const rank_key *sorted, int k_selected, s
             }
             before = __shfl_sync(FULL_MASK, s.cum, WARP_SIZE - 1);
         }
-        // 3. The draw: the first kept token with weight whose cumulative weight exceeds u x kept
-        //    total. Rounding may leave none (u x kept total rounded up to it): then the last kept
-        //    token with weight.
+        // 3. The draw: the first kept token with weight (above 0 after exp's underflow) whose
+        //    cumulative weight exceeds u x kept total. Rounding may leave none (u x kept total
+        //    rounded up to it): then the last kept token with weight.
         const float target = (float)philox_uniform(p.seed, row) * kept_total;
         drawn = -1;
         int last_weighed = 0;

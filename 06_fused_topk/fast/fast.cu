@@ -3,8 +3,8 @@
 // What it does: fast_row gives a row one warp, so with fewer rows than it takes to fill the GPU
 // with warps, SMs idle or wait on too few loads; fast_chunks cuts each row into chunks, a warp
 // each, until the grid has enough warps; fast_split spreads a batch of one row over a cluster of
-// 16 SMs. fast takes one of the three by the number of rows (fast_picks), at thresholds set from a
-// sweep of rows for each kernel.
+// 16 SMs. fast takes one of the three by the number of rows, K and whether the GPU has clusters
+// (fast_picks), at thresholds set from a sweep of rows for each kernel.
 // The kernels are compiled here, together, in one translation unit: they share the device
 // functions of warp_row.cuh, which are then compiled once, with every caller in view.
 // Assumes: the open GPU is the one the kernels run on (the SM count is read once).
@@ -90,7 +90,8 @@ extern "C" bool fast_takes_split(size_t rows, logit_dtype dtype)
 }
 
 // A batch of one, for a decode loop's step: fast_split, as fast takes it, where the GPU has
-// clusters; fast_row otherwise (fast_chunks' workspace and ticket are not for a loop of launches).
+// clusters; fast_row otherwise. Never fast_chunks: its launch has no stream or dependent-launch
+// parameter (it runs on the default stream, without programmatic dependent launch).
 extern "C" void fast_launch_one_row(const void *x, logit_dtype dtype, size_t cols, int k, int *indices, float *probs,
                                     cudaStream_t stream, bool dependent)
 {
@@ -161,7 +162,8 @@ static double fast_bytes_per_row(size_t rows, size_t cols, int k, logit_dtype dt
     return (double)cols * dtype_size(dtype) + 8.0 * k;
 }
 
-// As fast_row, and each chunk's K keys and statistic written and read back once.
+// As fast_row, and each chunk's K keys and statistic written and read back once. A model: the merge
+// may skip a list's tail once it ranks below the bar (chunk_merge.cuh), so it may read fewer.
 static double fast_chunks_bytes_per_row(size_t rows, size_t cols, int k, logit_dtype dtype)
 {
     const chunk_cut cut = chunks_for(rows, cols, k, dtype);

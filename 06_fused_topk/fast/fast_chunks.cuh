@@ -66,8 +66,10 @@ static chunk_cut chunk_plan(size_t rows, size_t cols, int k, size_t resident)
 __device__ __forceinline__ unsigned chunk_warp(void) { return blockIdx.x * FAST_WARPS + threadIdx.x / WARP_SIZE; }
 
 // After a chunk's pass, its best K sorted in buf: what the chunk leaves, and for the row's last
-// chunk the merge and the answer, in this warp's buffer. A call, compiled once for the three
-// dtypes, whose loads in flight cost the pass over the chunk no registers.
+// chunk the merge and the answer, in this warp's buffer: the warp's own list is already in the
+// workspace (chunk_leave_and_count wrote it), so the merge may reuse the buffer. A separate call,
+// not inlined, compiled once for the three dtypes, so that its registers do not add to those of
+// the pass's loop, where the loads in flight live.
 __device__ __noinline__ void chunk_finish(chunk_workspace ws, rank_key *buf, int k, int capacity, chunk_cut cut,
                                           online_stat s, int *indices, float *probs)
 {
