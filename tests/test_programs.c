@@ -229,6 +229,36 @@ Test(programs, sample_bad_input_is_one_line_and_exit_2)
     }
 }
 
+/* The logits of the .npy round trips below, saved at `path` as numpy saves them: [B,T,V] =
+ * [2,3,ROUND_TRIP_V], ties among them. */
+enum { ROUND_TRIP_ROWS = 6, ROUND_TRIP_V = 1001 };
+static const float *save_round_trip_logits(const char *path)
+{
+    static float logits[ROUND_TRIP_ROWS * ROUND_TRIP_V];
+    for (int i = 0; i < ROUND_TRIP_ROWS * ROUND_TRIP_V; i++)
+        logits[i] = (float)((i * 7919) % 1013) / 101.0f;
+    const size_t shape[3] = {2, 3, ROUND_TRIP_V};
+    save_npy(path, "<f4", 4, shape, 3, logits);
+    return logits;
+}
+
+/* Reads the .npy file `path` that the program wrote, and removes it: its header must begin with
+ * `header` and `bytes` of data must follow it, which go to `data`. */
+static void read_answer(const char *path, const char *header, void *data, size_t bytes)
+{
+    unsigned char file[128 + 4096];
+    cr_assert(bytes <= 4096, "%s: a test reads at most 4096 bytes", path);
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "%s was not written", path);
+    const size_t n = fread(file, 1, sizeof file, f);
+    fclose(f);
+    remove(path);
+    const size_t start = 10 + (size_t)(file[8] | file[9] << 8); /* where the header says the data starts */
+    cr_assert_eq(n, start + bytes, "%s: %zu bytes", path, n);
+    cr_expect_eq(memcmp(file + 10, header, strlen(header)), 0, "%s header", path);
+    memcpy(data, file + start, bytes);
+}
+
 /* --sample --output on the GPU: the three token files, one value a row in the logits' [B,T], each
  * token among the row's top K, its probability in (0, 1] and its log-probability its log. */
 Test(programs, sample_output_files)
@@ -236,15 +266,11 @@ Test(programs, sample_output_files)
     char reason[256];
     if (!gpu_available(reason, sizeof reason))
         cr_skip_test("no CUDA device: %s", reason);
-    enum { ROWS = 6, V = 1001, K = 7 };
-    static float logits[ROWS * V];
-    for (int i = 0; i < ROWS * V; i++)
-        logits[i] = (float)((i * 7919) % 1013) / 101.0f;
+    enum { ROWS = ROUND_TRIP_ROWS, V = ROUND_TRIP_V, K = 7 };
     char in[64], prefix[64], path[96], args[256];
     snprintf(in, sizeof in, "/tmp/sample-logits-%d.npy", (int)getpid());
     snprintf(prefix, sizeof prefix, "/tmp/sample-answer-%d", (int)getpid());
-    const size_t shape[3] = {2, 3, V};
-    save_npy(in, "<f4", 4, shape, 3, logits);
+    const float *logits = save_round_trip_logits(in);
     snprintf(args, sizeof args, "--input %s --output %s --k %d --sample --temperature 0.7 --top-p 0.9 --iters 2 "
              "--warmup 1", in, prefix, K);
     const outcome o = run_stage("06_fused_topk", args);
@@ -252,36 +278,28 @@ Test(programs, sample_output_files)
     int ref_idx[ROWS * K];
     double ref_prob[ROWS * K];
     reference_topk(logits, ROWS, V, K, ref_idx, ref_prob);
-    static const char *const names[] = {"tokens", "token_probs", "token_logprobs", "indices", "probs"};
-    float values[3][ROWS];
-    for (int which = 0; which < 5; which++) {
-        snprintf(path, sizeof path, "%s_%s.npy", prefix, names[which]);
-        unsigned char file[128 + ROWS * K * 4];
-        FILE *f = fopen(path, "rb");
-        cr_assert_not_null(f, "%s was not written", path);
-        const size_t n = fread(file, 1, sizeof file, f);
-        fclose(f);
-        remove(path);
-        if (which >= 3)
-            continue;
-        const size_t data = 10 + (size_t)(file[8] | file[9] << 8);
-        cr_assert_eq(n, data + ROWS * 4, "%s: %zu bytes", path, n);
-        char want[80];
-        snprintf(want, sizeof want, "{'descr': '%s', 'fortran_order': False, 'shape': (2, 3), }",
-                 which ? "<f4" : "<i4");
-        cr_expect_eq(memcmp(file + 10, want, strlen(want)), 0, "%s header", path);
-        memcpy(values[which], file + data, ROWS * 4);
+    int tokens[ROWS];
+    float probs[ROWS], logprobs[ROWS];
+    const char *ints = "{'descr': '<i4', 'fortran_order': False, 'shape': (2, 3), }";
+    const char *floats = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }";
+    snprintf(path, sizeof path, "%s_tokens.npy", prefix);
+    read_answer(path, ints, tokens, sizeof tokens);
+    snprintf(path, sizeof path, "%s_token_probs.npy", prefix);
+    read_answer(path, floats, probs, sizeof probs);
+    snprintf(path, sizeof path, "%s_token_logprobs.npy", prefix);
+    read_answer(path, floats, logprobs, sizeof logprobs);
+    static const char *const top_k[] = {"indices", "probs"};
+    for (int which = 0; which < 2; which++) {
+        snprintf(path, sizeof path, "%s_%s.npy", prefix, top_k[which]);
+        cr_expect_eq(remove(path), 0, "%s was not written", path);
     }
     for (int r = 0; r < ROWS; r++) {
-        int token;
-        memcpy(&token, &values[0][r], 4);
         bool among = false;
         for (int j = 0; j < K; j++)
-            among |= ref_idx[r * K + j] == token;
-        cr_expect(among, "row %d: token %d is not among the top %d", r, token, K);
-        cr_expect(values[1][r] > 0.0f && values[1][r] <= 1.0f, "row %d: p %g", r, values[1][r]);
-        cr_expect(fabsf(logf(values[1][r]) - values[2][r]) < 1e-4f, "row %d: log p %g vs p %g", r, values[2][r],
-                  values[1][r]);
+            among |= ref_idx[r * K + j] == tokens[r];
+        cr_expect(among, "row %d: token %d is not among the top %d", r, tokens[r], K);
+        cr_expect(probs[r] > 0.0f && probs[r] <= 1.0f, "row %d: p %g", r, probs[r]);
+        cr_expect(fabsf(logf(probs[r]) - logprobs[r]) < 1e-4f, "row %d: log p %g vs p %g", r, logprobs[r], probs[r]);
     }
     remove(in);
 }
@@ -331,15 +349,11 @@ Test(programs, topk_npy_round_trip)
     char reason[256];
     if (!gpu_available(reason, sizeof reason))
         cr_skip_test("no CUDA device: %s", reason);
-    enum { ROWS = 6, V = 1001, K = 7 };
-    static float logits[ROWS * V];
-    for (int i = 0; i < ROWS * V; i++)
-        logits[i] = (float)((i * 7919) % 1013) / 101.0f; /* ties too */
+    enum { ROWS = ROUND_TRIP_ROWS, V = ROUND_TRIP_V, K = 7 };
     char in[64], prefix[64], path[96], args[256];
     snprintf(in, sizeof in, "/tmp/logits-%d.npy", (int)getpid());
     snprintf(prefix, sizeof prefix, "/tmp/answer-%d", (int)getpid());
-    const size_t shape[3] = {2, 3, V};
-    save_npy(in, "<f4", 4, shape, 3, logits);
+    const float *logits = save_round_trip_logits(in);
     snprintf(args, sizeof args, "--input %s --output %s --k %d --iters 2 --warmup 1", in, prefix, K);
     const outcome o = run_stage("06_fused_topk", args);
     cr_assert_eq(o.status, 0, "%s", o.err);
@@ -347,32 +361,15 @@ Test(programs, topk_npy_round_trip)
     int ref_idx[ROWS * K];
     double ref_prob[ROWS * K];
     reference_topk(logits, ROWS, V, K, ref_idx, ref_prob);
-    static const char *const names[] = {"indices", "probs"};
-    for (int which = 0; which < 2; which++) {
-        snprintf(path, sizeof path, "%s_%s.npy", prefix, names[which]);
-        unsigned char file[128 + ROWS * K * 4];
-        FILE *f = fopen(path, "rb");
-        cr_assert_not_null(f, "%s was not written", path);
-        const size_t n = fread(file, 1, sizeof file, f);
-        fclose(f);
-        remove(path);
-        const size_t data = 10 + (size_t)(file[8] | file[9] << 8); /* where the header says the data starts */
-        cr_assert_eq(n, data + ROWS * K * 4, "%s: %zu bytes", path, n);
-        char want[80];
-        snprintf(want, sizeof want, "{'descr': '%s', 'fortran_order': False, 'shape': (2, 3, 7), }",
-                 which ? "<f4" : "<i4");
-        cr_expect_eq(memcmp(file + 10, want, strlen(want)), 0, "%s header", path);
-        for (int i = 0; i < ROWS * K; i++) {
-            if (which == 0) {
-                int idx;
-                memcpy(&idx, file + data + 4 * i, 4);
-                cr_expect_eq(idx, ref_idx[i], "entry %d", i);
-            } else {
-                float p;
-                memcpy(&p, file + data + 4 * i, 4);
-                cr_expect(fabs(p - ref_prob[i]) <= 1e-4 * ref_prob[i], "entry %d: %g vs %g", i, p, ref_prob[i]);
-            }
-        }
+    int idx[ROWS * K];
+    float prob[ROWS * K];
+    snprintf(path, sizeof path, "%s_indices.npy", prefix);
+    read_answer(path, "{'descr': '<i4', 'fortran_order': False, 'shape': (2, 3, 7), }", idx, sizeof idx);
+    snprintf(path, sizeof path, "%s_probs.npy", prefix);
+    read_answer(path, "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3, 7), }", prob, sizeof prob);
+    for (int i = 0; i < ROWS * K; i++) {
+        cr_expect_eq(idx[i], ref_idx[i], "entry %d", i);
+        cr_expect(fabs(prob[i] - ref_prob[i]) <= 1e-4 * ref_prob[i], "entry %d: %g vs %g", i, prob[i], ref_prob[i]);
     }
     remove(in);
 }
