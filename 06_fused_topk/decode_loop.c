@@ -41,13 +41,9 @@ void decode_graph_replay(const decode_graph *g)
 
 topk_check decode_graph_check(topk_case *c, int k, const decode_graph *g)
 {
-    const size_t out = c->rows * (size_t)k;
-    gpu_poison(c->idx, out * sizeof(int));
-    gpu_poison(c->prob, out * sizeof(float));
+    topk_case_poison(c, k);
     decode_graph_replay(g);
-    CUDA_CHECK(cudaMemcpy(c->idx_host, c->idx, out * sizeof(int), cudaMemcpyDeviceToHost));
-    CUDA_CHECK(cudaMemcpy(c->prob_host, c->prob, out * sizeof(float), cudaMemcpyDeviceToHost));
-    return verify_topk(c->idx_host, c->prob_host, k, c->ref_idx, c->ref_prob, c->ref_k, c->rows);
+    return topk_case_verify(c, k);
 }
 
 static void replay(void *ctx) { decode_graph_replay(ctx); }

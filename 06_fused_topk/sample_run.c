@@ -55,20 +55,16 @@ static void run_draw(sample_run *s, topk_case *c, int k)
 
 sample_check sample_run_check(sample_run *s, topk_case *c, int k, topk_check *topk)
 {
-    const size_t out = c->rows * (size_t)k;
-    gpu_poison(c->idx, out * sizeof(int));
-    gpu_poison(c->prob, out * sizeof(float));
+    topk_case_poison(c, k);
     gpu_poison(s->device.tokens, c->rows * sizeof(int));
     gpu_poison(s->device.token_probs, c->rows * sizeof(float));
     gpu_poison(s->device.token_logprobs, c->rows * sizeof(float));
     run_draw(s, c, k);
-    CUDA_CHECK(cudaMemcpy(c->idx_host, c->idx, out * sizeof(int), cudaMemcpyDeviceToHost));
-    CUDA_CHECK(cudaMemcpy(c->prob_host, c->prob, out * sizeof(float), cudaMemcpyDeviceToHost));
+    *topk = topk_case_verify(c, k);
     CUDA_CHECK(cudaMemcpy(s->tokens, s->device.tokens, c->rows * sizeof(int), cudaMemcpyDeviceToHost));
     CUDA_CHECK(cudaMemcpy(s->token_probs, s->device.token_probs, c->rows * sizeof(float), cudaMemcpyDeviceToHost));
     CUDA_CHECK(cudaMemcpy(s->token_logprobs, s->device.token_logprobs, c->rows * sizeof(float),
                           cudaMemcpyDeviceToHost));
-    *topk = verify_topk(c->idx_host, c->prob_host, k, c->ref_idx, c->ref_prob, c->ref_k, c->rows);
     return verify_sample(s->tokens, s->token_probs, s->token_logprobs, s->ref, c->ref_idx, c->ref_k, c->rows);
 }
 

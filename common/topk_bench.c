@@ -104,15 +104,26 @@ void *topk_workspace_alloc(const topk_variant *v, const topk_case *c, int k)
                             "the variant's workspace");
 }
 
-topk_check topk_case_check(topk_case *c, const topk_variant *v, int k, void *workspace, int *launches)
+void topk_case_poison(topk_case *c, int k)
 {
     const size_t out = c->rows * (size_t)k;
     gpu_poison(c->idx, out * sizeof(int)); /* every index -1 */
     gpu_poison(c->prob, out * sizeof(float));
-    *launches = v->run(c->x, c->dtype, c->rows, c->cols, k, c->idx, c->prob, workspace);
+}
+
+topk_check topk_case_verify(topk_case *c, int k)
+{
+    const size_t out = c->rows * (size_t)k;
     CUDA_CHECK(cudaMemcpy(c->idx_host, c->idx, out * sizeof(int), cudaMemcpyDeviceToHost));
     CUDA_CHECK(cudaMemcpy(c->prob_host, c->prob, out * sizeof(float), cudaMemcpyDeviceToHost));
     return verify_topk(c->idx_host, c->prob_host, k, c->ref_idx, c->ref_prob, c->ref_k, c->rows);
+}
+
+topk_check topk_case_check(topk_case *c, const topk_variant *v, int k, void *workspace, int *launches)
+{
+    topk_case_poison(c, k);
+    *launches = v->run(c->x, c->dtype, c->rows, c->cols, k, c->idx, c->prob, workspace);
+    return topk_case_verify(c, k);
 }
 
 typedef struct {

@@ -96,6 +96,10 @@ const char *topk_refusal(const topk_variant *v, size_t rows, size_t cols, int k,
 /* Whether `v` handles k and the case's shape and dtype (topk_refusal), on this GPU (why_not_here). */
 bool topk_supports(const topk_variant *v, const topk_case *c, int k);
 
+/* Poisons the case's top-k outputs on the GPU (gpu_poison), before a run that must write them. */
+void topk_case_poison(topk_case *c, int k);
+/* Copies the top-k answer a run wrote to idx_host/prob_host and verifies it. */
+topk_check topk_case_verify(topk_case *c, int k);
 /* Poisons the outputs, runs `v` once with top-k, copies the answer to idx_host/prob_host and
  * verifies it. *launches gets the number of kernel launches. */
 topk_check topk_case_check(topk_case *c, const topk_variant *v, int k, void *workspace, int *launches);
