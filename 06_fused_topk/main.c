@@ -72,6 +72,13 @@ static void title(const stage_context *st, const char *what)
     topk_timing_header(st->bench.relative);
 }
 
+/* Whether `drawer` (fast, fast_row or fast_split) draws the case's tokens with fast_split's kernel:
+ * fast_split always, fast where it takes fast_split for this many rows (fast_takes_split). */
+static bool draws_split(const topk_variant *drawer, const topk_case *c)
+{
+    return drawer == &fast_split_topk_variant || (drawer == &fast_topk_variant && fast_takes_split(c->rows, c->dtype));
+}
+
 /* The default run's draw (the `sample` rows): K = 50, T = 0.8, top-p 0.9, the workload's usual
  * sampler settings, by fast with the draw fused in, under the line `what`; only where fast is
  * chosen. Returns 1 if it failed. */
@@ -81,7 +88,7 @@ static int default_draw(const stage_context *st, topk_case *c, const char *what)
         return 0;
     printf("%s\n", what);
     const sample_params how = {.temperature = 0.8f, .top_p = 0.9f, .seed = st->opts.seed};
-    sample_run s = sample_run_create(c, 50, how, fast_takes_split(c->rows, c->dtype));
+    sample_run s = sample_run_create(c, 50, how, draws_split(&fast_topk_variant, c));
     const bool pass = sample_bench(&st->bench, c, 50, &s, fast_topk_variant.name, "sample");
     sample_run_destroy(&s);
     return !pass;
@@ -234,9 +241,7 @@ static int custom_run(const stage_context *st, topk_case *c, int k, const npy_lo
     int failed = experiment(st, c, all, N_VARIANTS, k, file ? "input" : "custom");
     sample_run s;
     if (draw) {
-        const bool split = draw->drawer == &fast_split_topk_variant ||
-                           (draw->drawer == &fast_topk_variant && fast_takes_split(c->rows, c->dtype));
-        s = sample_run_create(c, k, draw->params, split);
+        s = sample_run_create(c, k, draw->params, draws_split(draw->drawer, c));
         printf("\n");
         title(st, "A token a row drawn from the top K, fused into the kernel (every token checked).");
         failed += !sample_bench(&st->bench, c, k, &s, draw->drawer->name, "sample");
