@@ -11,19 +11,18 @@
  * reference, the check) is spread over every processor, a block of rows a thread at a time: each
  * block's logits come from seed + its number, so the input is the same whatever the threads. */
 #define _POSIX_C_SOURCE 200809L
-#include <pthread.h>
 #include <unistd.h>
 
 #include "../04_warp/warp.h"
 #include "../05_online/online.h"
 #include "../common/check.h"
+#include "../common/host_threads.h"
 #include "topk_test.h"
 
 #define BIG_ROWS ((size_t)32768)
 #define BIG_COLS ((size_t)65537) /* odd: most rows start off 16-byte boundaries */
 #define BLOCK_ROWS ((size_t)256)
 #define BLOCKS (BIG_ROWS / BLOCK_ROWS)
-#define MOST_THREADS 64
 #define GIB ((size_t)1 << 30)
 #define HOST_SPARE (16 * GIB) /* host memory left to the tests that run beside this one */
 
@@ -47,29 +46,20 @@ typedef void (*block_fn)(void *ctx, size_t block, size_t first_row, size_t rows)
 typedef struct {
     block_fn fn;
     void *ctx;
-    size_t thread, threads;
-} worker_share;
+} block_job;
 
-static void *worker(void *arg)
+static void blocks_band(void *ctx, size_t begin, size_t end)
 {
-    const worker_share *w = arg;
-    for (size_t b = w->thread; b < BLOCKS; b += w->threads)
-        w->fn(w->ctx, b, b * BLOCK_ROWS, BLOCK_ROWS);
-    return NULL;
+    const block_job *job = ctx;
+    for (size_t b = begin; b < end; b++)
+        job->fn(job->ctx, b, b * BLOCK_ROWS, BLOCK_ROWS);
 }
 
+/* fn on each of the BLOCKS blocks of rows, a band of them on each processor (host_threads.h). */
 static void for_each_block(block_fn fn, void *ctx)
 {
-    const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    const size_t threads = cpus < 1 ? 1 : cpus > MOST_THREADS ? MOST_THREADS : (size_t)cpus;
-    pthread_t ids[MOST_THREADS];
-    worker_share shares[MOST_THREADS];
-    for (size_t t = 0; t < threads; t++) {
-        shares[t] = (worker_share){fn, ctx, t, threads};
-        cr_assert_eq(pthread_create(&ids[t], NULL, worker, &shares[t]), 0);
-    }
-    for (size_t t = 0; t < threads; t++)
-        pthread_join(ids[t], NULL);
+    block_job job = {fn, ctx};
+    host_parallel_for(BLOCKS, host_cpu_count(), blocks_band, &job);
 }
 
 /* ---- The row softmax ---------------------------------------------------------------------------- */
@@ -78,7 +68,7 @@ static void draw_softmax_block(void *ctx, size_t block, size_t first_row, size_t
 {
     softmax_case *c = ctx;
     const size_t at = first_row * c->cols;
-    fill_inputs(c->x_host + at, rows, c->cols, c->input, c->seed + block);
+    fill_inputs_threads(c->x_host + at, rows, c->cols, c->input, c->seed + block, 1); /* a thread a block */
     reference_softmax(c->x_host + at, c->ref + at, rows, c->cols);
 }
 
@@ -156,8 +146,8 @@ static void draw_topk_block(void *ctx, size_t block, size_t first_row, size_t ro
     topk_case *c = ctx;
     float *x = c->x_host + first_row * c->cols;
     const size_t out = first_row * (size_t)c->ref_k;
-    fill_inputs(x, rows, c->cols, c->input, c->seed + block);
-    reference_topk(x, rows, c->cols, c->ref_k, c->ref_idx + out, c->ref_prob + out);
+    fill_inputs_threads(x, rows, c->cols, c->input, c->seed + block, 1); /* a thread a block */
+    reference_topk_threads(x, rows, c->cols, c->ref_k, c->ref_idx + out, c->ref_prob + out, 1);
 }
 
 /* Whether `v` takes top-k of the batch here, as the header says: expect_all_pass passes over a
