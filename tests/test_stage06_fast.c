@@ -90,8 +90,8 @@ Test(stage06_fast, bitwise_identical_across_runs)
 }
 
 /* A batch of one for every vocabulary of the benchmark, and fast picks the split for it and a few
- * rows (on sm_90; fast_chunks elsewhere), fast_chunks for a few hundred rows up to K = 256, fast_row
- * for a full grid or a larger K. */
+ * rows (up to 32 of float32, 16 of 16-bit logits, on sm_90; fast_chunks elsewhere), fast_chunks for
+ * a few hundred rows up to K = 256, fast_row for a full grid or a larger K. */
 Test(stage06_fast, batch_of_one)
 {
     const gpu_info gpu = open_or_skip();
@@ -108,6 +108,10 @@ Test(stage06_fast, batch_of_one)
     }
     cr_expect_eq(fast_picks(2, 128256, 50, DTYPE_BF16),
                  gpu.cc_major < 9 ? &fast_chunks_topk_variant : &fast_split_topk_variant, "fast's kernel for 2 rows");
+    cr_expect_eq(fast_picks(32, 128256, 50, DTYPE_F32),
+                 gpu.cc_major < 9 ? &fast_chunks_topk_variant : &fast_split_topk_variant, "fast's kernel for 32 rows");
+    cr_expect_eq(fast_picks(32, 128256, 50, DTYPE_BF16), &fast_chunks_topk_variant,
+                 "fast's kernel for 32 rows of bf16");
     cr_expect_eq(fast_picks(256, 128256, 50, DTYPE_BF16), &fast_chunks_topk_variant, "fast's kernel for 256 rows");
     cr_expect_eq(fast_picks(256, 128256, 1024, DTYPE_F32), &fast_row_topk_variant, "fast's kernel for 256 rows, K = 1024");
     cr_expect_eq(fast_picks(65536, 128256, 50, DTYPE_F32), &fast_row_topk_variant, "fast's kernel for 65536 rows");
@@ -119,12 +123,13 @@ Test(stage06_fast, batch_of_one)
  * logits, the last one what is left, so every multiple of it may be a chunk's border. */
 #define GRANULE 1024
 
-/* A few rows of every dtype at lengths cut into several chunks, the last one ragged (none is a
- * multiple of GRANULE), from K = 1 to the largest; fast_chunks by name, fast choosing it. */
+/* A few rows of every dtype at lengths cut into several chunks (a chunk is at least 16 KB: 4
+ * granules of float32, 8 of 16-bit logits), the last one ragged (none is a multiple of GRANULE),
+ * from K = 1 to the largest; fast_chunks by name, fast choosing it. */
 Test(stage06_fast, chunks_of_every_length)
 {
     open_or_skip();
-    const size_t lengths[] = {2 * GRANULE + 1, 50257, 128256 + 7};
+    const size_t lengths[] = {16 * GRANULE + 1, 50257, 128256 + 7};
     const int ks[] = {1, 10, 50, 64, 256, FAST_MAX_K};
     for (int d = DTYPE_F32; d <= DTYPE_F16; d++)
         for (int i = 0; i < 3; i++) {

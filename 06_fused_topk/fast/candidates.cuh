@@ -83,6 +83,22 @@ __device__ __forceinline__ warp_candidates warp_candidates_init(rank_key *buf, i
     return w;
 }
 
+// Two sorted lists of 64 keys held two a lane (key r of a lane at position lane + 32r), both
+// descending: max(A[i], B[63 - i]) over i is the best 64 of both, in an order that falls then rises,
+// and one bitonic stage sorts it. A becomes that best 64; nothing goes through shared memory.
+__device__ __forceinline__ void warp_merge_sorted_in_registers(rank_key (&a)[2], const rank_key (&b)[2])
+{
+    const int lane = threadIdx.x % WARP_SIZE;
+    rank_key best[2]; // B[63 - i], i = lane + 32r, is B's key in register 1 - r of lane 31 - lane
+#pragma unroll
+    for (int r = 0; r < 2; r++) {
+        const rank_key facing = __shfl_sync(FULL_MASK, b[1 - r], WARP_SIZE - 1 - lane);
+        best[r] = a[r] > facing ? a[r] : facing;
+    }
+    warp_bitonic_stage_in_registers(best, 2 * WARP_SIZE);
+    a[0] = best[0], a[1] = best[1];
+}
+
 // For K <= 64 and at most 128 new ones (nearly every merge) both lists stay in registers: the new
 // ones R = 2 or 4 keys a lane, sorted; of them only the best 64 (registers 0 and 1) can enter the
 // kept list, which is padded to 64 by empty keys. The merge then costs no shared-memory layer and
@@ -97,14 +113,12 @@ __device__ __forceinline__ float warp_merge_in_registers(rank_key *buf, const ra
     for (int r = 0; r < R; r++)
         e[r] = lane + r * WARP_SIZE < fresh ? b[lane + r * WARP_SIZE] : 0;
     warp_sort_in_registers(e);
-    rank_key best[2]; // position i = lane + 32r: max(A[i], B[63 - i]), B's key in register 1 - r of lane 31 - lane
+    rank_key best[2];
 #pragma unroll
-    for (int r = 0; r < 2; r++) {
-        const int i = lane + r * WARP_SIZE;
-        const rank_key a = i < kept ? buf[i] : 0, facing = __shfl_sync(FULL_MASK, e[1 - r], WARP_SIZE - 1 - lane);
-        best[r] = a > facing ? a : facing;
-    }
-    warp_bitonic_stage_in_registers(best, 2 * WARP_SIZE);
+    for (int r = 0; r < 2; r++)
+        best[r] = lane + r * WARP_SIZE < kept ? buf[lane + r * WARP_SIZE] : 0;
+    const rank_key fresh_best[2] = {e[0], e[1]};
+    warp_merge_sorted_in_registers(best, fresh_best);
 #pragma unroll
     for (int r = 0; r < 2; r++)
         if (lane + r * WARP_SIZE < kept)

@@ -14,13 +14,20 @@
 // from before the ticket. That lane sets the ticket back to 0: the workspace comes zeroed, and each
 // launch leaves it so for the next.
 //
-// The merge: the row's best K are among the union of the chunks' best K. The last warp keeps its
-// candidates as a chunk's warp does (candidates.cuh: best K sorted in front, new ones appended
-// behind, merged in batches), but it tests keys, not logits: a key is offered if it ranks above
-// the K-th key kept so far, the bar (0 until K are kept). Keys are unique, so that test is exact
-// whatever order the keys come in, ties at equal logits included (the scan's "x > threshold" needs
-// the row in index order). A list is sorted, so it is offered a batch of 32 at a time from its
-// head, and a batch whose last key is below the bar ends it: the rest rank lower still.
+// The merge: the row's best K are among the union of the chunks' best K, and each chunk's list is
+// sorted. Two ways, by K, as candidates.cuh merges in registers or in shared memory:
+// - K <= 64: the last warp holds its kept list in registers, two keys a lane, and merges each list
+//   into it whole: with A the kept list and B a list, max(A[i], B[63 - i]) over i is the best 64 of
+//   both, in an order that falls then rises, and one bitonic stage sorts it (candidates.cuh's merge,
+//   without the sort of B). A list whose first key does not rank above the kept K-th, the bar, is
+//   passed over: none of its keys could enter.
+// - K > 64: a stage over the whole kept list is long, and most of a list's keys fall below the bar,
+//   so the last warp keeps candidates as a chunk's warp does (best K sorted in front, new ones
+//   appended behind, merged in batches) and offers the lists' keys that rank above the bar: first
+//   32 keys of every list, then the rest of each list whose 32nd key still passes, a batch of 32 at
+//   a time, until a batch ends below the bar (the rest of that list ranks lower still).
+// Keys are unique, so either way the result is exact whatever order the keys come in, ties at equal
+// logits included (the scan's "x > threshold" needs the row in index order).
 // Invariants: the bar only rises; it is the same in every lane, as is the candidates' fill.
 // Assumes: candidates.cuh; all 32 lanes call these together.
 // Read next: fast_chunks.cuh, the kernel, and how many chunks a row gets.
@@ -86,9 +93,43 @@ __device__ bool chunk_leave_and_count(const chunk_workspace &ws, size_t row, siz
     return taken == (unsigned)chunks - 1;
 }
 
-// One key a lane (0: none) offered against the bar: ballots give the keys that pass their slots, and
-// past the merge mark the warp merges them; the bar becomes the K-th kept key. One key a lane
-// always fits: the buffer is below the mark before, and has room for 32 per_lane more past it.
+// Lists loaded together: their 64 first keys (K <= 64) or 32 (K > 64) in flight at once, two loads
+// or one a lane and list. Every read of what the chunks left is __ldcg: a load from L2, which
+// bypasses a possibly stale L1 line, as stage 03 does.
+#define MERGE_LISTS_AT_ONCE 8
+
+// K <= 64: the kept list in registers, two keys a lane (position lane + 32r), padded by empty keys;
+// each list's K keys padded likewise, merged whole where its first key passes the bar.
+__device__ void merge_lists_in_registers(rank_key *buf, int k, const rank_key *lists, int chunks)
+{
+    const int lane = threadIdx.x % WARP_SIZE;
+    rank_key kept[2] = {0, 0};
+    for (int j0 = 0; j0 < chunks; j0 += MERGE_LISTS_AT_ONCE) {
+        rank_key list[MERGE_LISTS_AT_ONCE][2];
+#pragma unroll
+        for (int u = 0; u < MERGE_LISTS_AT_ONCE; u++)
+#pragma unroll
+            for (int r = 0; r < 2; r++) {
+                const int i = lane + r * WARP_SIZE;
+                list[u][r] = j0 + u < chunks && i < k ? __ldcg(lists + (size_t)(j0 + u) * k + i) : 0;
+            }
+#pragma unroll
+        for (int u = 0; u < MERGE_LISTS_AT_ONCE; u++) {
+            const rank_key first = __shfl_sync(FULL_MASK, list[u][0], 0);
+            const rank_key bar = __shfl_sync(FULL_MASK, k <= WARP_SIZE ? kept[0] : kept[1], (k - 1) % WARP_SIZE);
+            if (first > bar) // the same in every lane
+                warp_merge_sorted_in_registers(kept, list[u]);
+        }
+    }
+#pragma unroll
+    for (int r = 0; r < 2; r++)
+        buf[lane + r * WARP_SIZE] = kept[r];
+    __syncwarp();
+}
+
+// K > 64: one key a lane (0: none) offered against the bar: ballots give the keys that pass their
+// slots, and past the merge mark the warp merges them; the bar becomes the K-th kept key. One key a
+// lane always fits: the buffer is below the mark before, and has room for 32 per_lane more past it.
 __device__ __forceinline__ void offer_key(warp_candidates &w, rank_key &bar, rank_key key)
 {
     const bool passes = key > bar; // key 0 never passes
@@ -104,27 +145,24 @@ __device__ __forceinline__ void offer_key(warp_candidates &w, rank_key &bar, ran
     }
 }
 
-// Lists whose first 32 keys are loaded together: 8 loads in flight a lane. Every read of what the
-// chunks left is __ldcg: a load from L2, which bypasses a possibly stale L1 line, as stage 03 does.
-#define MERGE_LISTS_AT_ONCE 8
-
-// The row's best K of its `chunks` lists (`lists`, K keys each) into w's buffer, sorted. First the
-// heads of every list, 32 keys of 8 lists at a time; then the rest of each list whose 32nd key
-// still passes the bar (K > 32 only), a batch of 32 at a time, until a batch ends below the bar.
-__device__ void merge_chunk_lists(warp_candidates &w, const rank_key *lists, int chunks)
+// K > 64: the lists' keys offered to candidates kept in buf (warp_capacity(k, ...) keys), as the
+// header says: the first 32 of 8 lists at a time, then the rest of each list whose 32nd key still
+// passes the bar, a batch of 32 at a time, until a batch ends below the bar.
+__device__ void merge_lists_by_offers(rank_key *buf, int k, int capacity, const rank_key *lists, int chunks)
 {
-    const int lane = threadIdx.x % WARP_SIZE, k = w.k;
+    const int lane = threadIdx.x % WARP_SIZE;
+    warp_candidates w = warp_candidates_init(buf, k, capacity);
     rank_key bar = 0;
     for (int j0 = 0; j0 < chunks; j0 += MERGE_LISTS_AT_ONCE) {
         rank_key head[MERGE_LISTS_AT_ONCE];
 #pragma unroll
         for (int u = 0; u < MERGE_LISTS_AT_ONCE; u++)
-            head[u] = j0 + u < chunks && lane < k ? __ldcg(lists + (size_t)(j0 + u) * k + lane) : 0;
+            head[u] = j0 + u < chunks ? __ldcg(lists + (size_t)(j0 + u) * k + lane) : 0;
 #pragma unroll
         for (int u = 0; u < MERGE_LISTS_AT_ONCE; u++)
             offer_key(w, bar, head[u]);
     }
-    for (int j0 = 0; k > WARP_SIZE && j0 < chunks; j0 += WARP_SIZE) {
+    for (int j0 = 0; j0 < chunks; j0 += WARP_SIZE) {
         const int j = j0 + lane;
         unsigned longer = __ballot_sync(FULL_MASK, j < chunks && __ldcg(lists + (size_t)j * k + WARP_SIZE - 1) > bar);
         while (longer) {
@@ -139,6 +177,16 @@ __device__ void merge_chunk_lists(warp_candidates &w, const rank_key *lists, int
         }
     }
     warp_keep_best(w);
+}
+
+// The row's best K of its `chunks` lists (`lists`, K keys each) into buf[0..K), sorted; buf holds
+// `capacity` keys (warp_capacity: at least 64, and room for the candidates of K > 64).
+__device__ void merge_chunk_lists(rank_key *buf, int k, int capacity, const rank_key *lists, int chunks)
+{
+    if (k <= 2 * WARP_SIZE)
+        merge_lists_in_registers(buf, k, lists, chunks);
+    else
+        merge_lists_by_offers(buf, k, capacity, lists, chunks);
 }
 
 // The row's statistic from its chunks', in every lane: lane 0's, as fast_split does, since the

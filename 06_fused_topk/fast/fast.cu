@@ -35,7 +35,7 @@ typedef enum { KERNEL_ROW, KERNEL_CHUNKS, KERNEL_SPLIT } fast_kernel;
 template <typename T>
 static chunk_cut chunks_for(size_t rows, size_t cols, int k)
 {
-    return chunk_plan(rows, cols, k, chunk_resident_warps<T>(k, sm_count()));
+    return chunk_plan(rows, cols, k, sizeof(T), chunk_resident_warps<T>(k, sm_count()));
 }
 
 static chunk_cut chunks_for(size_t rows, size_t cols, int k, logit_dtype dtype)
@@ -80,13 +80,15 @@ extern "C" bool fast_pdl_available(logit_dtype dtype)
     return fast_split_available(dtype);
 }
 
-// fast takes fast_split for a batch of at most this many rows, where the GPU has clusters
-// (fast_picks below has the whole rule, and says where the number comes from).
+// fast takes fast_split for a batch of at most this many rows of float32 logits, and half as many
+// of 16-bit ones (a row of which the split takes longer to rank), where the GPU has clusters
+// (fast_picks below has the whole rule, and says where the numbers come from).
 #define FAST_SPLIT_MOST_ROWS 32
 
 extern "C" bool fast_takes_split(size_t rows, logit_dtype dtype)
 {
-    return rows <= FAST_SPLIT_MOST_ROWS && fast_split_available(dtype);
+    const size_t most = dtype == DTYPE_F32 ? FAST_SPLIT_MOST_ROWS : FAST_SPLIT_MOST_ROWS / 2;
+    return rows <= most && fast_split_available(dtype);
 }
 
 // A batch of one, for a decode loop's step: fast_split, as fast takes it, where the GPU has
@@ -184,11 +186,12 @@ extern "C" const topk_variant fast_chunks_topk_variant = {"fast_chunks", fast_ch
 extern "C" const topk_variant fast_split_topk_variant = {"fast_split", fast_bytes_per_row, NULL, fast_split_topk, FAST_MAX_K, true,
                                               fast_split_fits, fast_split_why_not_here};
 
-// fast's rule: fast_split for a batch of at most FAST_SPLIT_MOST_ROWS rows (on a GPU with
-// clusters, fast_takes_split); fast_chunks below FAST_ROW_FROM_ROWS_PER_SM rows an SM, for K up to
-// FAST_CHUNKS_MOST_K (past it, the last warp's merge of W lists of K keys costs more than the
-// chunks save); fast_row otherwise. The thresholds come from a sweep of rows at V = 128256 for each
-// kernel (JOURNAL.md, "fast between 1 and 2048 rows"): each is where the next kernel was faster.
+// fast's rule: fast_split for a batch of at most FAST_SPLIT_MOST_ROWS rows of float32, half as many
+// of 16-bit logits (on a GPU with clusters, fast_takes_split); fast_chunks below
+// FAST_ROW_FROM_ROWS_PER_SM rows an SM, for K up to FAST_CHUNKS_MOST_K (past it, the last warp's
+// merge of W lists of K keys costs more than the chunks save); fast_row otherwise. The thresholds
+// come from sweeps of rows for each kernel (JOURNAL.md, "fast between 1 and 2048 rows"): each is
+// where the next kernel was faster.
 #define FAST_ROW_FROM_ROWS_PER_SM 8
 #define FAST_CHUNKS_MOST_K 256
 

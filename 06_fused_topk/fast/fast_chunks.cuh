@@ -26,9 +26,15 @@
 // A chunk is a whole number of CHUNK_GRANULE logits, so that every chunk but the last holds at
 // least FAST_MAX_K of them. It is at least CHUNK_LOGITS_PER_K x K logits long: its list of K keys
 // is written and read back (2 x 8 bytes a key), which for a chunk that short adds at most a quarter
-// to its float32 logits' bytes, half to 16-bit ones'.
+// to its float32 logits' bytes, half to 16-bit ones'. And it is at least CHUNK_SHORTEST_BYTES long
+// (4 granules of float32, 8 of 16-bit logits): a chunk's fixed costs (its sample, its sort, its
+// list, its ticket) do not shrink with it, and a sweep of 0, 16 and 32 KB found 16 the best
+// (JOURNAL.md, C2); make NVCC_EXTRA="-DCHUNK_SHORTEST_BYTES=N" builds with another.
 #define CHUNK_GRANULE 1024
 #define CHUNK_LOGITS_PER_K 16
+#ifndef CHUNK_SHORTEST_BYTES
+#define CHUNK_SHORTEST_BYTES 16384
+#endif
 
 // A row's cut: `chunks` chunks of `length` logits, the last one what is left.
 typedef struct {
@@ -43,14 +49,17 @@ typedef struct {
 #define CHUNK_WAVE_PART 2
 #endif
 
-// W for rows x cols at top-k when the GPU holds `resident` warps of the kernel at once: as many
-// chunks as keep rows x W within that share of a wave (a second wave begun by a few warps would
-// leave most SMs idle while they finish), as long as the chunks stay at least as long as the
-// bounds above. 1 where the rows alone fill it.
-static chunk_cut chunk_plan(size_t rows, size_t cols, int k, size_t resident)
+// W for rows x cols of logit_bytes logits at top-k when the GPU holds `resident` warps of the
+// kernel at once: as many chunks as keep rows x W within that share of a wave (a second wave begun
+// by a few warps would leave most SMs idle while they finish), as long as the chunks stay at least
+// as long as the bounds above. 1 where the rows alone fill it.
+static chunk_cut chunk_plan(size_t rows, size_t cols, int k, size_t logit_bytes, size_t resident)
 {
     const size_t granules = (cols + CHUNK_GRANULE - 1) / CHUNK_GRANULE;
-    const size_t shortest = ((size_t)CHUNK_LOGITS_PER_K * k + CHUNK_GRANULE - 1) / CHUNK_GRANULE; // in granules
+    const size_t granule_bytes = CHUNK_GRANULE * logit_bytes;
+    size_t shortest = ((size_t)CHUNK_LOGITS_PER_K * k + CHUNK_GRANULE - 1) / CHUNK_GRANULE; // in granules
+    if (shortest < (CHUNK_SHORTEST_BYTES + granule_bytes - 1) / granule_bytes)
+        shortest = (CHUNK_SHORTEST_BYTES + granule_bytes - 1) / granule_bytes;
     const size_t wanted = resident / ((size_t)CHUNK_WAVE_PART * rows);
     size_t chunks = granules / shortest;
     if (chunks > wanted)
@@ -78,9 +87,8 @@ __device__ __noinline__ void chunk_finish(chunk_workspace ws, rank_key *buf, int
     if (!chunk_leave_and_count(ws, row, g, cut.chunks, buf, k, first, s))
         return;
     const size_t row_slots = (size_t)row * cut.chunks;
-    warp_candidates w = warp_candidates_init(buf, k, capacity);
-    merge_chunk_lists(w, ws.lists + row_slots * k, cut.chunks);
-    write_topk(w.buf, combine_chunk_stats(ws.stats + row_slots, cut.chunks), row, k, indices, probs);
+    merge_chunk_lists(buf, k, capacity, ws.lists + row_slots * k, cut.chunks);
+    write_topk(buf, combine_chunk_stats(ws.stats + row_slots, cut.chunks), row, k, indices, probs);
 }
 
 // Each warp makes fast_row's pass over its chunk, with its own part of the block's dynamic shared
