@@ -10,7 +10,8 @@
 //
 // The merge: with A the kept list and B the new ones, both sorted descending, max(A[i], B[kept-1-i])
 // over i is the best `kept` of both, in an order that falls then rises (a bitonic sequence), which
-// log2(kept) compare-exchange layers (warp_sort.cuh) put in order.
+// one stage of compare-exchange layers (warp_sort.cuh) puts in order: log2(kept) layers, or 6 over
+// 64 keys where the merge runs in registers.
 //
 // Invariants: buf[0..kept) is sorted, descending; fill is the same in every lane; fill never passes
 // capacity; the threshold only rises. It starts as NaN ("x <= NaN" is false for every x, so every

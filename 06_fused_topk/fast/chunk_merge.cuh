@@ -1,6 +1,7 @@
 // fast/chunk_merge.cuh — a row cut into chunks: each chunk's warp leaves its part, the last merges.
 //
-// What it does: fast_chunks (fast_chunks.cuh) gives each chunk of a row its own warp. A warp
+// What it does: fast_chunks (fast_chunks.cuh, next) cuts each row into W chunks of consecutive
+// logits and gives each chunk its own warp, which makes fast_row's pass over it. A warp
 // leaves its chunk's statistic (m, d) and its chunk's best K, sorted, as rank keys of the row (the
 // index counted from the row's start, not the chunk's) in a workspace in global memory, then takes
 // a ticket: the row's count of finished chunks, one atomic add. The warp that takes the row's last
@@ -26,8 +27,9 @@
 //   appended behind, merged in batches) and offers the lists' keys that rank above the bar: first
 //   32 keys of every list, then the rest of each list whose 32nd key still passes, a batch of 32 at
 //   a time, until a batch ends below the bar (the rest of that list ranks lower still).
-// Keys are unique, so either way the result is exact whatever order the keys come in, ties at equal
-// logits included (the scan's "x > threshold" needs the row in index order).
+// Keys are unique (a key holds its index), so either way the test "key > bar" is exact whatever
+// order the keys come in, ties at equal logits included; the scan, which compares logits, needs the
+// row in index order for that (offer.cuh).
 // Invariants: the bar only rises; it is the same in every lane, as is the candidates' fill.
 // Assumes: candidates.cuh; all 32 lanes call these together.
 // Read next: fast_chunks.cuh, the kernel, and how many chunks a row gets.

@@ -29,7 +29,7 @@
 // to its float32 logits' bytes, half to 16-bit ones'. And it is at least CHUNK_SHORTEST_BYTES long
 // (4 granules of float32, 8 of 16-bit logits): a chunk's fixed costs (its sample, its sort, its
 // list, its ticket) do not shrink with it, and a sweep of 0, 16 and 32 KB found 16 the best
-// (JOURNAL.md, C2); make NVCC_EXTRA="-DCHUNK_SHORTEST_BYTES=N" builds with another.
+// (JOURNAL.md, C3); make NVCC_EXTRA="-DCHUNK_SHORTEST_BYTES=N" builds with another.
 #define CHUNK_GRANULE 1024
 #define CHUNK_LOGITS_PER_K 16
 #ifndef CHUNK_SHORTEST_BYTES
@@ -51,8 +51,9 @@ typedef struct {
 
 // W for rows x cols of logit_bytes logits at top-k when the GPU holds `resident` warps of the
 // kernel at once: as many chunks as keep rows x W within that share of a wave (a second wave begun
-// by a few warps would leave most SMs idle while they finish), as long as the chunks stay at least
-// as long as the bounds above. 1 where the rows alone fill it.
+// by a few warps would leave most SMs idle while they finish), as long as every chunk but the last
+// (which takes what is left, however short) stays at least as long as the bounds above. 1 where the
+// rows alone fill it.
 static chunk_cut chunk_plan(size_t rows, size_t cols, int k, size_t logit_bytes, size_t resident)
 {
     const size_t granules = (cols + CHUNK_GRANULE - 1) / CHUNK_GRANULE;
