@@ -164,8 +164,9 @@ static double fast_bytes_per_row(size_t rows, size_t cols, int k, logit_dtype dt
     return (double)cols * dtype_size(dtype) + 8.0 * k;
 }
 
-// As fast_row, and each chunk's K keys and statistic written and read back once. A model: the merge
-// may skip a list's tail once it ranks below the bar (chunk_merge.cuh), so it may read fewer.
+// As fast_row, and each chunk's K keys and statistic written and read back once. A model: past
+// K = 64 the merge may skip a list's tail once it ranks below the bar (chunk_merge.cuh), and then
+// reads fewer.
 static double fast_chunks_bytes_per_row(size_t rows, size_t cols, int k, logit_dtype dtype)
 {
     const chunk_cut cut = chunks_for(rows, cols, k, dtype);
