@@ -190,7 +190,9 @@ function serving_goals(    j, n, t, r, line, low, lowest, slower, d, sizes, prev
     }
     if (line == "") print "- Batches from 256 rows up at V = 128256, fast: no rows yet. Goal ≥ 80 % of the read ceiling."
     else printf "- Batches from 256 rows up at V = 128256, fast: %s. Goal ≥ 80 %% of the read ceiling: **%s**.\n", line, low ? "NOT met" : "met"
-    # Never slower than at a larger batch: each (V, dtype)'s times in the order of the rows.
+    # Never slower than at a larger batch: each (V, dtype)'s times in the order of the rows. A pair that
+    # fails also shows the larger batch's fastest and slowest timed runs, so that the reader can see
+    # whether the medians' order is outside their run-to-run spread.
     slower = ""
     n = split(rows_where("experiment", "batch_sweep"), t, " ")
     for (i = 1; i <= n; i++) {
@@ -201,7 +203,8 @@ function serving_goals(    j, n, t, r, line, low, lowest, slower, d, sizes, prev
             if (val[q, "variant"] == "fast" && val[q, "cols"] == val[r, "cols"] && val[q, "dtype"] == val[r, "dtype"] && \
                 val[q, "rows"] + 0 > val[r, "rows"] + 0 && val[q, "median_ms"] + 0 < val[r, "median_ms"] + 0) {
                 slower = slower (slower == "" ? "" : "; ") val[r, "rows"] " × " val[r, "cols"] " " val[r, "dtype"] " (" \
-                    sprintf("%.1f", 1000 * val[r, "median_ms"]) " µs) slower than " val[q, "rows"] " rows (" sprintf("%.1f", 1000 * val[q, "median_ms"]) " µs)"
+                    sprintf("%.1f", 1000 * val[r, "median_ms"]) " µs) slower than " val[q, "rows"] " rows (" sprintf("%.1f", 1000 * val[q, "median_ms"]) " µs, its runs " \
+                    sprintf("%.1f", 1000 * val[q, "min_ms"]) "–" sprintf("%.1f", 1000 * val[q, "max_ms"]) ")"
                 break
             }
         }
