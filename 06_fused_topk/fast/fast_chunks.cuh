@@ -28,8 +28,11 @@
 // is written and read back (2 x 8 bytes a key), which for a chunk that short adds at most a quarter
 // to its float32 logits' bytes, half to 16-bit ones'. And it is at least CHUNK_SHORTEST_BYTES long
 // (4 granules of float32, 8 of 16-bit logits): a chunk's fixed costs (its sample, its sort, its
-// list, its ticket) do not shrink with it, and a sweep of 0, 16 and 32 KB found 16 the best
-// (JOURNAL.md, C3); make NVCC_EXTRA="-DCHUNK_SHORTEST_BYTES=N" builds with another.
+// list, its ticket) do not shrink with it, and a chunk of fewer than FAST_SAMPLE_VECTORS x 32 whole
+// vectors takes no sample (sample.cuh) and starts with every logit a candidate, as 2 granules of
+// 16-bit logits do where the chunk starts off a 16-byte boundary (255 whole vectors). A sweep of
+// 0, 16 and 32 KB found 16 the best (JOURNAL.md, C3); make NVCC_EXTRA="-DCHUNK_SHORTEST_BYTES=N"
+// builds with another.
 #define CHUNK_GRANULE 1024
 #define CHUNK_LOGITS_PER_K 16
 #ifndef CHUNK_SHORTEST_BYTES
