@@ -61,9 +61,9 @@ static chunk_cut chunk_plan(size_t rows, size_t cols, int k, size_t logit_bytes,
 {
     const size_t granules = (cols + CHUNK_GRANULE - 1) / CHUNK_GRANULE;
     const size_t granule_bytes = CHUNK_GRANULE * logit_bytes;
-    size_t shortest = ((size_t)CHUNK_LOGITS_PER_K * k + CHUNK_GRANULE - 1) / CHUNK_GRANULE; // in granules
-    if (shortest < (CHUNK_SHORTEST_BYTES + granule_bytes - 1) / granule_bytes)
-        shortest = (CHUNK_SHORTEST_BYTES + granule_bytes - 1) / granule_bytes;
+    const size_t by_k = ((size_t)CHUNK_LOGITS_PER_K * k + CHUNK_GRANULE - 1) / CHUNK_GRANULE; // in granules
+    const size_t by_bytes = (CHUNK_SHORTEST_BYTES + granule_bytes - 1) / granule_bytes;
+    const size_t shortest = by_k > by_bytes ? by_k : by_bytes;
     const size_t wanted = resident / ((size_t)CHUNK_WAVE_PART * rows);
     size_t chunks = granules / shortest;
     if (chunks > wanted)
