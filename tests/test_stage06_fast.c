@@ -40,7 +40,8 @@ Test(stage06_fast, rows_that_fool_the_guess)
                  {DTYPE_BF16, 50, 1, FAST_SAMPLE_VECTORS},
                  {DTYPE_F16, 256, 1, FAST_SAMPLE_VECTORS},
                  {DTYPE_F32, 256, 1, FAST_WIDE_SAMPLE_LOGITS / (32 * 4)},
-                 {DTYPE_F32, 1024, 2, FAST_SAMPLE_VECTORS}};
+                 {DTYPE_F32, 1024, 2, FAST_SAMPLE_VECTORS},
+                 {DTYPE_BF16, 1024, 2, FAST_NARROW_SAMPLE_VECTORS}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         topk_case c = topk_case_create(3, 50257, cases[i].dtype, (input_spec){DIST_NORMAL, -3.0, 3.0},
                                        991 + (uint64_t)i, cases[i].k);
@@ -130,12 +131,12 @@ Test(stage06_fast, chunks_of_every_length)
 {
     open_or_skip();
     const size_t lengths[] = {16 * GRANULE + 1, 50257, 128256 + 7};
-    const int ks[] = {1, 10, 50, 64, 256, FAST_MAX_K};
+    const int ks[] = {1, 10, 50, 64, 256, 300, FAST_MAX_K};
     for (int d = DTYPE_F32; d <= DTYPE_F16; d++)
         for (int i = 0; i < 3; i++) {
             topk_case c = topk_case_create(5, lengths[i], (logit_dtype)d, (input_spec){DIST_NORMAL, -3.0, 3.0},
                                            1001 + (uint64_t)(10 * d + i), FAST_MAX_K);
-            for (int j = 0; j < 6; j++) {
+            for (int j = 0; j < 7; j++) {
                 expect_variant_passes(&fast_chunks_topk_variant, &c, ks[j], "in chunks");
                 expect_variant_passes(&fast_topk_variant, &c, ks[j], "in chunks");
             }

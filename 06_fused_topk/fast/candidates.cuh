@@ -13,14 +13,26 @@
 // one stage of compare-exchange layers (warp_sort.cuh) puts in order: log2(kept) layers, or 6 over
 // 64 keys where the merge runs in registers.
 //
-// Invariants: buf[0..kept) is sorted, descending; fill is the same in every lane; fill never passes
+// Past K = SELECT_ABOVE_K those layers over the whole kept list would cost more than anything else
+// the warp does, so there (fast_row's kernel for large K, warp_candidates<true>) the buffer is not
+// kept sorted: the candidates pile up unsorted, and when SELECT_AFTER more than K have (the merge
+// mark, flush_at), the warp keeps the best K by a radix select (select.cuh); it sorts them once, at
+// the end (warp_sort_best). The select's histogram lives behind the buffer:
+//
+//   buf: [ candidates, unsorted ...              | free ]  [ histogram ]
+//          0                               fill     capacity
+//
+// Invariants: where the warp keeps them sorted, buf[0..kept) is sorted, descending; after every
+// merge or select buf[K-1] is the K-th best; fill is the same in every lane; fill never passes
 // capacity; the threshold only rises. It starts as NaN ("x <= NaN" is false for every x, so every
 // logit passes) until the sample (sample.cuh) or the first merge sets it.
-// Assumes: warp_sort.cuh; all 32 lanes call these together.
-// Read next: offer.cuh, how a chunk of logits is tested against the threshold and appended.
+// Assumes: warp_sort.cuh and select.cuh; all 32 lanes call these together.
+// Read next: select.cuh, the select; then offer.cuh, how a chunk of logits is tested against the
+// threshold and appended.
 #ifndef FAST_CANDIDATES_CUH
 #define FAST_CANDIDATES_CUH
 
+#include "select.cuh"
 #include "warp_sort.cuh"
 
 // The warp keeps its best `kept` candidates (K rounded up to a power of two) sorted at the front of
@@ -61,25 +73,62 @@ static __host__ __device__ int warp_new_at_most(int k, int per_lane)
     return most;
 }
 
-// A warp's shared memory: the kept list, then room for the new ones (rounded up for their sort).
-static __host__ __device__ int warp_capacity(int k, int per_lane) { return warp_kept(k) + warp_new_at_most(k, per_lane); }
+// Past K = SELECT_ABOVE_K, fast_row's warp selects instead of merging (select.cuh), once
+// SELECT_AFTER candidates have piled up beyond K. Both may be set from the command line, as the
+// merge points above.
+#ifndef SELECT_ABOVE_K
+#define SELECT_ABOVE_K 512
+#endif
+#ifndef SELECT_AFTER
+#define SELECT_AFTER 512
+#endif
+#define SELECT_HISTOGRAM_KEYS (SELECT_BINS * (int)sizeof(unsigned) / (int)sizeof(rank_key))
 
-typedef struct {
-    rank_key *buf;   // buf[0..kept) sorted, then the new ones
-    int fill;        // kept + the new candidates appended so far, the same in every lane
-    int k, kept, flush_at, capacity; // capacity: the buffer's slots, kept ones included
-    float threshold; // a logit must be above it to be a candidate; NaN (all pass) until there is one
-} warp_candidates;
+static __host__ __device__ bool warp_selects(int k) { return k > SELECT_ABOVE_K; }
 
-// The kept list starts as `kept` empty slots (key 0 ranks below every real candidate).
-__device__ __forceinline__ warp_candidates warp_candidates_init(rank_key *buf, int k, int capacity)
+// A warp's shared memory, in keys, for logits that come `per_lane` to a 16-byte vector
+// (logits16<T>::count): the kept list, then room for the new ones (rounded up for their sort); or,
+// where the warp selects, room for K, SELECT_AFTER more and the step that crosses that mark (at
+// least `kept`, for the sort at the end), then the histogram; and never less than the sorted
+// buffer, which a row ranked again (warp_rank_row_again, warp_row.cuh) uses.
+static __host__ __device__ int warp_capacity(int k, int per_lane, bool selects)
 {
-    warp_candidates w;
-    w.buf = buf, w.k = k, w.kept = warp_kept(k), w.fill = w.kept;
-    w.flush_at = w.kept + warp_merge_after(w.kept), w.capacity = capacity;
+    const int sorted = warp_kept(k) + warp_new_at_most(k, per_lane);
+    if (!selects)
+        return sorted;
+    const int room = k + SELECT_AFTER + WARP_SIZE * per_lane;
+    const int selected = (room > warp_kept(k) ? room : warp_kept(k)) + SELECT_HISTOGRAM_KEYS;
+    return selected > sorted ? selected : sorted;
+}
+
+// Selects: the candidates are kept unsorted, and the best K chosen by a select (select.cuh).
+template <bool Selects>
+struct warp_candidates {
+    rank_key *buf;   // buf[0..kept) sorted, then the new ones; or, where the warp selects, all unsorted
+    int fill;        // the keys in buf (the kept slots included), the same in every lane
+    int k, kept, flush_at, capacity; // capacity: the candidates' slots, kept ones included
+    float threshold; // a logit must be above it to be a candidate; NaN (all pass) until there is one
+};
+
+// The kept list starts as `kept` empty slots (key 0 ranks below every real candidate); where the
+// warp selects there is no kept list yet, and the histogram starts at zero. `capacity`: the warp's
+// shared memory, warp_capacity keys.
+template <bool Selects>
+__device__ __forceinline__ warp_candidates<Selects> warp_candidates_init(rank_key *buf, int k, int capacity)
+{
+    const int lane = threadIdx.x % WARP_SIZE;
+    warp_candidates<Selects> w;
+    w.buf = buf, w.k = k, w.kept = warp_kept(k);
     w.threshold = __int_as_float(0x7FFFFFFF); // NaN: "x <= NaN" is false for every x, so all pass
-    for (int i = threadIdx.x % WARP_SIZE; i < w.kept; i += WARP_SIZE)
-        w.buf[i] = 0;
+    if constexpr (Selects) {
+        w.fill = 0, w.flush_at = k + SELECT_AFTER, w.capacity = capacity - SELECT_HISTOGRAM_KEYS;
+        for (int i = lane; i < SELECT_BINS; i += WARP_SIZE)
+            ((unsigned *)(buf + w.capacity))[i] = 0;
+    } else {
+        w.fill = w.kept, w.flush_at = w.kept + warp_merge_after(w.kept), w.capacity = capacity;
+        for (int i = lane; i < w.kept; i += WARP_SIZE)
+            w.buf[i] = 0;
+    }
     __syncwarp();
     return w;
 }
@@ -164,10 +213,44 @@ __device__ __noinline__ float warp_merge_fresh(rank_key *buf, int fill, int k, i
     return buf[k - 1] != 0 ? key_logit(buf[k - 1]) : threshold;
 }
 
-__device__ __forceinline__ void warp_keep_best(warp_candidates &w)
+// Where the warp selects: keeps the best K of buf[0..fill) and returns the new threshold, the K-th's
+// logit. A call, for the reasons warp_merge_fresh is one.
+__device__ __noinline__ float warp_select_fresh(rank_key *buf, int fill, int k, int capacity)
 {
-    w.threshold = warp_merge_fresh(w.buf, w.fill, w.k, w.kept, w.threshold);
-    w.fill = w.kept;
+    return key_logit(warp_select_best(buf, fill, k, (unsigned *)(buf + capacity)));
+}
+
+// The best K so far into buf[0..K) (sorted, where the warp keeps them sorted), buf[K-1] the K-th,
+// the threshold its logit; the new candidates' room is free again.
+template <bool Selects>
+__device__ __forceinline__ void warp_keep_best(warp_candidates<Selects> &w)
+{
+    if constexpr (Selects) {
+        if (w.fill > w.k)
+            w.threshold = warp_select_fresh(w.buf, w.fill, w.k, w.capacity), w.fill = w.k;
+    } else {
+        w.threshold = warp_merge_fresh(w.buf, w.fill, w.k, w.kept, w.threshold);
+        w.fill = w.kept;
+    }
+}
+
+// Where the warp selects: its `fill` best keys (at most `kept`) sorted, empty keys behind them.
+__device__ __noinline__ void warp_sort_selected(rank_key *buf, int fill, int kept)
+{
+    for (int i = fill + threadIdx.x % WARP_SIZE; i < kept; i += WARP_SIZE)
+        buf[i] = 0;
+    __syncwarp();
+    warp_sort_descending(buf, kept);
+}
+
+// At the end of the warp's logits: its best K (fewer, if fewer came) sorted into buf[0..K), empty
+// keys behind them up to `kept`.
+template <bool Selects>
+__device__ __forceinline__ void warp_sort_best(warp_candidates<Selects> &w)
+{
+    warp_keep_best(w);
+    if constexpr (Selects)
+        warp_sort_selected(w.buf, w.fill, w.kept);
 }
 
 #endif

@@ -132,7 +132,7 @@ __device__ void merge_lists_in_registers(rank_key *buf, int k, const rank_key *l
 // K > 64: one key a lane (0: none) offered against the bar: ballots give the keys that pass their
 // slots, and past the merge mark the warp merges them; the bar becomes the K-th kept key. One key a
 // lane always fits: the buffer is below the mark before, and has room for 32 per_lane more past it.
-__device__ __forceinline__ void offer_key(warp_candidates &w, rank_key &bar, rank_key key)
+__device__ __forceinline__ void offer_key(warp_candidates<false> &w, rank_key &bar, rank_key key)
 {
     const bool passes = key > bar; // key 0 never passes
     const unsigned ballot = __ballot_sync(FULL_MASK, passes);
@@ -153,7 +153,7 @@ __device__ __forceinline__ void offer_key(warp_candidates &w, rank_key &bar, ran
 __device__ void merge_lists_by_offers(rank_key *buf, int k, int capacity, const rank_key *lists, int chunks)
 {
     const int lane = threadIdx.x % WARP_SIZE;
-    warp_candidates w = warp_candidates_init(buf, k, capacity);
+    warp_candidates<false> w = warp_candidates_init<false>(buf, k, capacity);
     rank_key bar = 0;
     for (int j0 = 0; j0 < chunks; j0 += MERGE_LISTS_AT_ONCE) {
         rank_key head[MERGE_LISTS_AT_ONCE];
@@ -178,7 +178,7 @@ __device__ void merge_lists_by_offers(rank_key *buf, int k, int capacity, const 
             }
         }
     }
-    warp_keep_best(w);
+    warp_sort_best(w);
 }
 
 // The row's best K of its `chunks` lists (`lists`, K keys each) into buf[0..K), sorted; buf holds

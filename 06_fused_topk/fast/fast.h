@@ -6,6 +6,7 @@
  *   fast_exp.cuh     the online statistic folded a chunk at a time, with one ex2 a logit
  *   warp_sort.cuh    bitonic sorts and merges of keys by one warp, in registers where they fit
  *   candidates.cuh   a warp's candidate buffer in shared memory, and the threshold it sets
+ *   select.cuh       past K = 512: the best K of unsorted candidates by a radix select
  *   offer.cuh        a chunk of logits tested against the threshold and appended, by ballots
  *   sample.cuh       the first threshold, from a sample spread over the row
  *   warp_row.cuh     one warp's pass over one row
@@ -39,9 +40,11 @@ extern "C" {
  * this after it). The row's body, from its first 16-byte boundary on, is n "warp-rows" of 32
  * vectors, one a lane. The sample is `vectors` of them, FAST_SAMPLED_WARP_ROW(i, vectors, n) for
  * i < vectors: FAST_SAMPLE_VECTORS, or for a guess at K >= FAST_WIDE_SAMPLE_K as many as hold
- * FAST_WIDE_SAMPLE_LOGITS logits where the guess's rank stays within the 64 keys the lanes hold.
+ * FAST_WIDE_SAMPLE_LOGITS logits where the guess's rank stays within the 64 keys the lanes hold,
+ * or FAST_NARROW_SAMPLE_VECTORS where even FAST_SAMPLE_VECTORS would take the rank past them.
  * Here, not in sample.cuh, so that a test can build rows that fool the guess. */
 #define FAST_SAMPLE_VECTORS 8
+#define FAST_NARROW_SAMPLE_VECTORS 4
 #define FAST_WIDE_SAMPLE_K 128
 #define FAST_WIDE_SAMPLE_LOGITS 2048
 #define FAST_SAMPLED_WARP_ROW(i, vectors, n) ((2 * (i) + 1) * (n) / (2 * (vectors)))

@@ -111,12 +111,12 @@ static __global__ void __launch_bounds__(FAST_THREADS, 8)
         return; // the whole warp: no block-wide barrier follows
     const unsigned row = g / cut.chunks;
     const int first = (int)(g % cut.chunks) * cut.length, n = min(cut.length, (int)cols - first);
-    const int capacity = warp_capacity(k, logits16<T>::count);
-    warp_candidates w = warp_candidates_init(buffers + threadIdx.x / WARP_SIZE * capacity, k, capacity);
+    const int capacity = warp_capacity(k, logits16<T>::count, false);
+    warp_candidates<false> w = warp_candidates_init<false>(buffers + threadIdx.x / WARP_SIZE * capacity, k, capacity);
     online_stat s = ONLINE_IDENTITY;
     const T *xc = x + row * cols + first;
     warp_offer_row(w, s, xc, n, Guess);
-    warp_keep_best(w);
+    warp_sort_best(w);
     if (Guess && w.buf[min(k, n) - 1] == 0) // fewer than K (or n) logits reached the guess
         warp_rank_row_again(w.buf, k, xc, n);
     chunk_finish(ws, w.buf, k, capacity, cut, warp_combine(s), indices, probs);
@@ -131,7 +131,7 @@ static size_t chunk_workspace_bytes(size_t rows, int k, chunk_cut cut)
 
 static size_t chunk_shared_bytes(int k, int per_lane)
 {
-    return FAST_WARPS * warp_capacity(k, per_lane) * sizeof(rank_key);
+    return FAST_WARPS * warp_capacity(k, per_lane, false) * sizeof(rank_key);
 }
 
 // The kernel for top-k of T logits, allowed the shared memory of the largest K (once).

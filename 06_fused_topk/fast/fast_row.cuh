@@ -15,7 +15,7 @@
 // several warps would need a threshold for each, every one rising from nothing.
 //
 // Each block has FAST_WARPS warps, each with its own row and its own part of the block's dynamic
-// shared memory (warp_capacity(K) keys). No block-wide barrier: a warp past the last row leaves.
+// shared memory (warp_capacity keys). No block-wide barrier: a warp past the last row leaves.
 // Assumes: rows x cols logits, row-major; any row length; K <= FAST_MAX_K and K <= cols.
 // Read next: chunk_merge.cuh and fast_chunks.cuh, for a batch too small to fill the GPU this way.
 #ifndef FAST_FAST_ROW_CUH
@@ -35,10 +35,12 @@
 // With Guess (K > GUESS_ABOVE_K) the first threshold is a guess, and a row in which fewer than K
 // logits reached it is ranked again. That call costs registers even where it is not taken, so the
 // kernel for K <= 32, where a certain threshold costs nothing more, is built without it.
+// With Selects (K > SELECT_ABOVE_K) the warp keeps its candidates unsorted and chooses the best K
+// by a select (candidates.cuh): a kernel of its own, so that the others carry no call to it.
 // With Draw the warp also draws the row's token from its sorted winners (draw.cuh); without it the
 // kernel is the top-K alone, and `draw` is not read.
 #define GUESS_ABOVE_K 32
-template <typename T, bool Guess, bool Draw>
+template <typename T, bool Guess, bool Selects, bool Draw>
 static __global__ void __launch_bounds__(FAST_THREADS, 8)
     fast_row_kernel(const T *__restrict__ x, size_t rows, size_t cols, int k, int *__restrict__ indices,
                     float *__restrict__ probs, const sample_request draw)
@@ -49,12 +51,12 @@ static __global__ void __launch_bounds__(FAST_THREADS, 8)
     if (row >= rows)
         return; // the whole warp: no block-wide barrier follows
     wait_for_launch_ahead(); // before the first global access (dependent_launch.cuh)
-    const int capacity = warp_capacity(k, logits16<T>::count);
-    warp_candidates w = warp_candidates_init(buffers + warp * capacity, k, capacity);
+    const int capacity = warp_capacity(k, logits16<T>::count, Selects);
+    warp_candidates<Selects> w = warp_candidates_init<Selects>(buffers + warp * capacity, k, capacity);
     online_stat s = ONLINE_IDENTITY;
     const T *xr = x + row * cols;
     warp_offer_row(w, s, xr, cols, Guess);
-    warp_keep_best(w);
+    warp_sort_best(w);
     if (Guess && w.buf[k - 1] == 0) // fewer than K logits reached the guess
         warp_rank_row_again(w.buf, k, xr, cols);
     write_topk(w.buf, warp_combine(s), row, k, indices, probs);
@@ -62,25 +64,41 @@ static __global__ void __launch_bounds__(FAST_THREADS, 8)
         warp_draw(w.buf, k, row, draw);
 }
 
-template <typename T, bool Guess, bool Draw>
+template <typename T, bool Guess, bool Selects, bool Draw>
 static void launch_fast_row_kernel(const void *x, size_t rows, size_t cols, int k, int *indices, float *probs,
                                    cudaStream_t stream, bool dependent, const sample_request &draw)
 {
     static bool shared_memory_raised;
+    const int per_lane = logits16<T>::count;
     if (!shared_memory_raised) { // room for the largest K
-        const int most = FAST_WARPS * warp_capacity(FAST_MAX_K, logits16<T>::count) * (int)sizeof(rank_key);
-        CUDA_CHECK(cudaFuncSetAttribute(fast_row_kernel<T, Guess, Draw>, cudaFuncAttributeMaxDynamicSharedMemorySize, most));
+        const int most = FAST_WARPS * warp_capacity(FAST_MAX_K, per_lane, Selects) * (int)sizeof(rank_key);
+        CUDA_CHECK(cudaFuncSetAttribute(fast_row_kernel<T, Guess, Selects, Draw>,
+                                        cudaFuncAttributeMaxDynamicSharedMemorySize, most));
         shared_memory_raised = true;
     }
     cudaLaunchConfig_t config = {};
     config.gridDim = dim3((unsigned)((rows + FAST_WARPS - 1) / FAST_WARPS)), config.blockDim = dim3(FAST_THREADS);
-    config.dynamicSmemBytes = FAST_WARPS * warp_capacity(k, logits16<T>::count) * sizeof(rank_key);
+    config.dynamicSmemBytes = FAST_WARPS * warp_capacity(k, per_lane, Selects) * sizeof(rank_key);
     config.stream = stream;
     cudaLaunchAttribute attribute;
     config.attrs = &attribute, config.numAttrs = dependent_launch_attribute(&attribute, dependent);
-    CUDA_CHECK(cudaLaunchKernelEx(&config, fast_row_kernel<T, Guess, Draw>, (const T *)x, rows, cols, k, indices, probs,
-                                  draw));
+    CUDA_CHECK(cudaLaunchKernelEx(&config, fast_row_kernel<T, Guess, Selects, Draw>, (const T *)x, rows, cols, k,
+                                  indices, probs, draw));
     CUDA_CHECK_LAUNCH("fast_row_kernel");
+}
+
+// The kernel for K: a certain first threshold up to GUESS_ABOVE_K, a guess past it, and a select
+// past SELECT_ABOVE_K.
+template <typename T, bool Draw>
+static void launch_fast_row_for_k(const void *x, size_t rows, size_t cols, int k, int *indices, float *probs,
+                                  cudaStream_t stream, bool dependent, const sample_request &draw)
+{
+    if (warp_selects(k))
+        launch_fast_row_kernel<T, true, true, Draw>(x, rows, cols, k, indices, probs, stream, dependent, draw);
+    else if (k > GUESS_ABOVE_K)
+        launch_fast_row_kernel<T, true, false, Draw>(x, rows, cols, k, indices, probs, stream, dependent, draw);
+    else
+        launch_fast_row_kernel<T, false, false, Draw>(x, rows, cols, k, indices, probs, stream, dependent, draw);
 }
 
 // A warp per row, on `stream`; `dependent`: a programmatic dependent launch; draw: NULL for the
@@ -90,14 +108,10 @@ static void launch_fast_row(const void *x, size_t rows, size_t cols, int k, int 
                             cudaStream_t stream, bool dependent, const sample_request *draw)
 {
     const sample_request none = {};
-    if (draw && k > GUESS_ABOVE_K)
-        launch_fast_row_kernel<T, true, true>(x, rows, cols, k, indices, probs, stream, dependent, *draw);
-    else if (draw)
-        launch_fast_row_kernel<T, false, true>(x, rows, cols, k, indices, probs, stream, dependent, *draw);
-    else if (k > GUESS_ABOVE_K)
-        launch_fast_row_kernel<T, true, false>(x, rows, cols, k, indices, probs, stream, dependent, none);
+    if (draw)
+        launch_fast_row_for_k<T, true>(x, rows, cols, k, indices, probs, stream, dependent, *draw);
     else
-        launch_fast_row_kernel<T, false, false>(x, rows, cols, k, indices, probs, stream, dependent, none);
+        launch_fast_row_for_k<T, false>(x, rows, cols, k, indices, probs, stream, dependent, none);
 }
 
 #endif

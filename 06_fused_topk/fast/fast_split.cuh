@@ -44,7 +44,7 @@
 static int split_list(int k)
 {
     int cap = 4096;
-    while (cap < 4 * k || cap < warp_capacity(k, logits16<__half>::count))
+    while (cap < 4 * k || cap < warp_capacity(k, logits16<__half>::count, false))
         cap *= 2;
     return cap;
 }

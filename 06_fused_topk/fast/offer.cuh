@@ -57,8 +57,8 @@ __device__ __forceinline__ float logit_at(const uint4 (&raw)[U], int u, int j) {
 // (where its own go) and the warp's total (its new fill), with no atomic add and no read of shared
 // memory. Usually no lane has more than one, and one ballot does. The stores skip the vectors in
 // which no lane has one.
-template <typename T, bool Packed, int U, int N, typename Logits>
-__device__ __forceinline__ bool warp_append(warp_candidates &w, const Logits &v, unsigned above, int first)
+template <typename T, bool Packed, int U, int N, typename Logits, bool Selects>
+__device__ __forceinline__ bool warp_append(warp_candidates<Selects> &w, const Logits &v, unsigned above, int first)
 {
     static_assert(U * N <= OFFER_AT_ONCE, "at most OFFER_AT_ONCE logits a lane");
     if (!__any_sync(FULL_MASK, above != 0))
@@ -97,8 +97,8 @@ __device__ __forceinline__ bool warp_append(warp_candidates &w, const Logits &v,
 // Each lane offers N logits, indices first..first+N-1 (none if !have). The warp merges the new
 // candidates into the kept list once enough have piled up. One vector a lane always fits: before
 // it the buffer is below the merge mark, and it has room for 32 N more past it.
-template <int N>
-__device__ __forceinline__ void warp_offer(warp_candidates &w, const float (&v)[1][N], int first, bool have)
+template <int N, bool Selects>
+__device__ __forceinline__ void warp_offer(warp_candidates<Selects> &w, const float (&v)[1][N], int first, bool have)
 {
     unsigned above = above_in_order(v, w.threshold);
     if (!have) // a lane past the row's end offers nothing
@@ -112,8 +112,8 @@ __device__ __forceinline__ void warp_offer(warp_candidates &w, const float (&v)[
 // float32 vectors, two 16-bit ones; the logits held across the ballots take registers): one count,
 // one set of ballots and one merge test for each. Only when they do not fit (no threshold yet, or a
 // near-full buffer and many candidates) do they go a vector at a time, with merges between.
-template <typename T, int U>
-__device__ __forceinline__ void warp_offer_chunk(warp_candidates &w, const uint4 (&raw)[U], int first)
+template <typename T, int U, bool Selects>
+__device__ __forceinline__ void warp_offer_chunk(warp_candidates<Selects> &w, const uint4 (&raw)[U], int first)
 {
     typedef logits16<T> vec;
     constexpr int N = vec::count, G = OFFER_AT_ONCE / N < U ? OFFER_AT_ONCE / N : U; // vectors offered at once

@@ -2,7 +2,7 @@
 //
 // What it does: before the warp has merged anything its threshold is NaN, and every logit would be
 // a candidate. Instead the warp first loads a sample (8 vectors a lane from the middles of 8 equal
-// parts of the row), sorts the lanes' largest sampled logits with the network of warp_sort.cuh, and
+// parts of the row; 16 or 4 for some large K, below), sorts the lanes' largest sampled logits with the network of warp_sort.cuh, and
 // takes a threshold from them: for K <= 32 the sample's K-th largest, which at least K logits
 // reach; for larger K a guess of lower rank, which nearly always lets K logits through and far
 // fewer others (the caller checks that K did, and ranks the row again if not).
@@ -22,8 +22,8 @@
 // rank-th largest of the 32 R. The lanes sort their 32 R keys (the same network as the new
 // candidates), and the threshold becomes the float just below the rank-th, so that
 // "x > threshold" keeps x >= it.
-template <int R>
-__device__ __forceinline__ void warp_threshold_from_lanes(warp_candidates &w, const float (&best)[R], int rank)
+template <int R, bool Selects>
+__device__ __forceinline__ void warp_threshold_from_lanes(warp_candidates<Selects> &w, const float (&best)[R], int rank)
 {
     const int lane = threadIdx.x % WARP_SIZE;
     rank_key e[R];
@@ -76,14 +76,14 @@ __device__ __forceinline__ int sample_rank(int k, size_t cols, int sampled, bool
     return guess && rank < k ? rank : k;
 }
 
-// Sample vectors first .. first + FAST_SAMPLE_VECTORS - 1 of `vectors` a lane, loaded together.
-template <typename T>
-__device__ __forceinline__ void load_sample(uint4 (&raw)[FAST_SAMPLE_VECTORS], const row_parts<T> &p,
-                                            unsigned warp_rows, int first, int vectors)
+// Sample vectors first .. first + G - 1 of `vectors` a lane, loaded together.
+template <typename T, int G>
+__device__ __forceinline__ void load_sample(uint4 (&raw)[G], const row_parts<T> &p, unsigned warp_rows, int first,
+                                            int vectors)
 {
     const int lane = threadIdx.x % WARP_SIZE;
 #pragma unroll
-    for (int i = 0; i < FAST_SAMPLE_VECTORS; i++)
+    for (int i = 0; i < G; i++)
         raw[i] = __ldcg(p.body + FAST_SAMPLED_WARP_ROW(first + i, vectors, warp_rows) * WARP_SIZE + lane);
 }
 
@@ -96,12 +96,17 @@ __device__ __forceinline__ void load_sample(uint4 (&raw)[FAST_SAMPLE_VECTORS], c
 // For K >= FAST_WIDE_SAMPLE_K a guess samples FAST_WIDE_SAMPLE_LOGITS logits, 16 float32 vectors
 // a lane (16-bit logits have that many in 8), where the rank stays within the 64 keys: the guess
 // is then closer to the K-th, and fewer logits pass it. The second 8 vectors cost one more DRAM
-// round trip at the row's start, which smaller K do not win back.
+// round trip at the row's start, which smaller K do not win back. Where even the 8 vectors' rank
+// would pass the 64 keys (a large K in a short row: 16-bit logits at K = 1024 and V = 50257, rank
+// 72), the guess takes half of them, FAST_NARROW_SAMPLE_VECTORS, whose rank is lower (44 there):
+// without it such a warp starts with no threshold, and every logit is a candidate until K have
+// come. Only the warps that select (K > SELECT_ABOVE_K, candidates.cuh) take it: the code it adds
+// to every other kernel cost fp16's kernel for K > 32 registers and time at K = 50.
 // The sampled vectors are read again when the warp offers them. Loaded with L2's normal eviction
 // priority, not the evict-first of the scan's loads, they are still in L2 then, and DRAM reads
 // them once.
-template <typename T>
-__device__ __forceinline__ void warp_sample_threshold(warp_candidates &w, const row_parts<T> &p, size_t cols,
+template <typename T, bool Selects>
+__device__ __forceinline__ void warp_sample_threshold(warp_candidates<Selects> &w, const row_parts<T> &p, size_t cols,
                                                       bool guess)
 {
     typedef logits16<T> vec;
@@ -113,6 +118,10 @@ __device__ __forceinline__ void warp_sample_threshold(warp_candidates &w, const 
         if (wide_rank <= 2 * WARP_SIZE)
             vectors = wide, rank = wide_rank;
     }
+    if (Selects && guess && rank > 2 * WARP_SIZE) {
+        vectors = FAST_NARROW_SAMPLE_VECTORS;
+        rank = sample_rank(w.k, cols, vectors * WARP_SIZE * vec::count, true);
+    }
     if (warp_rows < FAST_SAMPLE_VECTORS || rank > (guess ? 2 : 1) * WARP_SIZE)
         return;
     if (!guess) {
@@ -122,10 +131,16 @@ __device__ __forceinline__ void warp_sample_threshold(warp_candidates &w, const 
         warp_threshold_from_lanes(w, best, rank);
     } else {
         float best[2] = {-INFINITY, -INFINITY};
-        for (int first = 0; first < vectors; first += FAST_SAMPLE_VECTORS) { // 8 loads in flight at a time
-            uint4 raw[FAST_SAMPLE_VECTORS];
-            load_sample(raw, p, warp_rows, first, vectors);
-            largest_two<T, FAST_SAMPLE_VECTORS>(raw, best);
+        if (Selects && vectors == FAST_NARROW_SAMPLE_VECTORS) { // the loop below takes 8 at a time
+            uint4 raw[FAST_NARROW_SAMPLE_VECTORS];
+            load_sample(raw, p, warp_rows, 0, vectors);
+            largest_two<T, FAST_NARROW_SAMPLE_VECTORS>(raw, best);
+        } else {
+            for (int first = 0; first < vectors; first += FAST_SAMPLE_VECTORS) { // 8 loads in flight at a time
+                uint4 raw[FAST_SAMPLE_VECTORS];
+                load_sample(raw, p, warp_rows, first, vectors);
+                largest_two<T, FAST_SAMPLE_VECTORS>(raw, best);
+            }
         }
         warp_threshold_from_lanes(w, best, rank);
     }

@@ -19,8 +19,9 @@
 #define FAST_UNROLL 4
 
 // One step of a lane's N logits (none if !have): into the statistic, then offered.
-template <int N>
-__device__ __forceinline__ void warp_step(warp_candidates &w, online_stat &s, const float (&v)[1][N], int first, bool have)
+template <int N, bool Selects>
+__device__ __forceinline__ void warp_step(warp_candidates<Selects> &w, online_stat &s, const float (&v)[1][N], int first,
+                                          bool have)
 {
     if (have)
         s = online_stat_add_n(s, v, largest(v[0]));
@@ -35,8 +36,8 @@ __device__ __forceinline__ void warp_step(warp_candidates &w, online_stat &s, co
 // after vector u of every lane in the row: the warp still offers the row in index order.
 // The first threshold comes from a sample of the row (warp_sample_threshold); with `guess`, the
 // caller must check that K logits reached it.
-template <typename T>
-__device__ void warp_offer_row(warp_candidates &w, online_stat &s, const T *xr, size_t cols, bool guess)
+template <typename T, bool Selects>
+__device__ void warp_offer_row(warp_candidates<Selects> &w, online_stat &s, const T *xr, size_t cols, bool guess)
 {
     typedef logits16<T> vec;
     const int lane = threadIdx.x % WARP_SIZE, chunk = FAST_UNROLL * WARP_SIZE;
@@ -94,10 +95,10 @@ template <typename T>
 __device__ __noinline__ void warp_rank_row_again(rank_key *buf, int k, const T *xr, size_t cols)
 {
     __syncwarp(); // no lane clears buf while another still reads it (fast_row's test of buf[k - 1])
-    warp_candidates w = warp_candidates_init(buf, k, warp_capacity(k, logits16<T>::count));
+    warp_candidates<false> w = warp_candidates_init<false>(buf, k, warp_capacity(k, logits16<T>::count, false));
     online_stat unused = ONLINE_IDENTITY; // the caller has the statistic
     warp_offer_row(w, unused, xr, cols, false);
-    warp_keep_best(w);
+    warp_sort_best(w);
 }
 
 #endif
