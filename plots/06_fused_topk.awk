@@ -224,6 +224,17 @@ function serving_goals(    j, n, t, r, line, low, lowest, slower, d, sizes, prev
     }
     if (line == "") print "- The decode loop at V = 128256, K = 50, time a token: no rows yet. Goal ≤ 4 µs."
     else printf "- The decode loop at V = 128256, K = 50, time a token: %s. Goal ≤ 4 µs (fast): **%s**.\n", line, met ? "met" : "NOT met"
+    # Large K, and 16-bit logits at K = 50, at 8192 x 50257: shares of the read ceiling.
+    printf "- 8192 × 50257 float32, fast: K = 256 %s, K = 1024 %s.\n", \
+        ceiling_goal(topk_row("k_sweep", "fast", "float32", 50257, 256), 85), ceiling_goal(topk_row("k_sweep", "fast", "float32", 50257, 1024), 60)
+    printf "- 8192 × 50257, K = 50, fast: bf16 %s, fp16 %s.\n", \
+        ceiling_goal(topk_row("dtype", "fast", "bf16", 50257, 50), 85), ceiling_goal(topk_row("dtype", "fast", "fp16", 50257, 50), 85)
+}
+
+# Row r's share of the read ceiling against a goal of `pct` %: "87.8 % (goal ≥ 85 %: **met**)".
+function ceiling_goal(r, pct) {
+    if (!r) return "no row (goal ≥ " pct " %)"
+    return num(val[r, "pct_ceiling"], "%.1f") " % (goal ≥ " pct " %: **" (val[r, "pct_ceiling"] >= pct ? "met" : "NOT met") "**)"
 }
 
 END {
