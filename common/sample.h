@@ -34,10 +34,10 @@ extern "C" {
 #endif
 
 /* Why 1e-5: each weight is at most 1, and a float32 sum of nonnegative values is off by at most
- * about (the additions on a value's way into it) x 2^-24 x the total. The kernel's running sum of up to
- * 1024 weights takes 5 additions in the warp's scan and one a tile of 32, some 37 in all: about
- * 2.2e-6 of the total at worst, to which each weight's own roundings (x_i - x_0, / T, exp) add.
- * 1e-5 leaves room above that; the tests check that the rows accepted within it stay few. */
+ * about (the additions on a value's way into it) x 2^-24 x the total. The kernel's running sum of
+ * up to 1024 weights takes 5 additions in the warp's scan and one a tile of 32, some 37 in all:
+ * about 2.2e-6 of the total at worst, to which each weight's own roundings (x_i - x_0, / T, exp)
+ * add. 1e-5 leaves room above that; the tests check that the rows accepted within it stay few. */
 #define SAMPLE_MARGIN 1e-5
 
 /* How a row's token is drawn. The per-row arrays (NULL: the scalar for every row) are host memory
@@ -78,8 +78,9 @@ void reference_sample(const float *x, size_t rows, size_t cols, const int *ranke
 
 /* A kernel's draws against the reference's. A token must be the reference's, except in a row whose
  * margin is below SAMPLE_MARGIN, where it must be among the reference's first kept + 1 ranked
- * tokens (the kept ones and the next; at most ref_k) (counted in near_boundary). Where the token is the reference's, its probability must pass
- * verify_element() and its log-probability be within 1e-4 x max(1, |ref|); NaN never passes. */
+ * tokens (the kept ones and the next; at most ref_k) (counted in near_boundary). Where the token is
+ * the reference's, its probability must pass verify_element() and its log-probability be within
+ * 1e-4 x max(1, |ref|); NaN never passes. */
 typedef struct {
     size_t token_errors;   /* tokens neither the reference's nor a near-boundary neighbour */
     size_t near_boundary;  /* rows whose different token was accepted within the margin */

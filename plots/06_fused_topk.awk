@@ -50,8 +50,10 @@ function add_goal(what, r, pct, ms_goal) {
 }
 function goal_met(i,    r) {
     r = goal_row[i]
-    return goal_pct[i] ? val[r, "pct_ceiling"] >= goal_pct[i] : val[r, "median_ms"] <= goal_ms[i]
+    return goal_pct[i] ? ceiling_met(r, goal_pct[i]) : val[r, "median_ms"] <= goal_ms[i]
 }
+# Whether row r reaches pct % of the read ceiling.
+function ceiling_met(r, pct) { return val[r, "pct_ceiling"] >= pct }
 # What goal i judges, as measured: "72.5 % of the read ceiling", "9.2 µs".
 function goal_measured(i,    r) {
     r = goal_row[i]
@@ -234,7 +236,7 @@ function serving_goals(    j, n, t, r, line, low, lowest, slower, d, sizes, prev
 # Row r's share of the read ceiling against a goal of `pct` %: "87.8 % (goal ≥ 85 %: **met**)".
 function ceiling_goal(r, pct) {
     if (!r) return "no row (goal ≥ " pct " %)"
-    return num(val[r, "pct_ceiling"], "%.1f") " % (goal ≥ " pct " %: **" (val[r, "pct_ceiling"] >= pct ? "met" : "NOT met") "**)"
+    return num(val[r, "pct_ceiling"], "%.1f") " % (goal ≥ " pct " %: **" (ceiling_met(r, pct) ? "met" : "NOT met") "**)"
 }
 
 END {

@@ -14,10 +14,11 @@ ParameterizedTestParameters(stage06, every_variant_matches_the_reference)
 {
     static const size_t lengths[] = {1, 2, 31, 32, 33, 1000, 50257, 128256};
     static const int ks[] = {1, 2, 10, 32, 33, 64, 256, 257, 700, 1024, 0 /* K = V */};
-    static vk params[8 * 11];
+    enum { LENGTHS = sizeof lengths / sizeof lengths[0], KS = sizeof ks / sizeof ks[0] };
+    static vk params[LENGTHS * KS];
     size_t n = 0;
-    for (size_t i = 0; i < 8; i++)
-        for (size_t j = 0; j < 11; j++) {
+    for (size_t i = 0; i < LENGTHS; i++)
+        for (size_t j = 0; j < KS; j++) {
             const size_t k = ks[j] ? (size_t)ks[j] : lengths[i];
             if (k <= lengths[i] && k <= 1024)
                 params[n++] = (vk){lengths[i], (int)k};
@@ -51,8 +52,8 @@ Test(stage06, many_rows)
 }
 
 /* Every logit equal: the answer is indices 0..K-1 with probability 1/V. Then logits from {0,1,2,3}:
- * thousands of ties per row, decided by index alone, across warps and across blocks; past K = 256
- * by the fast kernels' select (K = 300 and 1024). */
+ * thousands of ties per row, decided by index alone, across warps and across blocks; at K = 300 by
+ * fast_row's sorted merge of a 512-key list, at K = 1024 by its select. */
 Test(stage06, rows_full_of_ties)
 {
     open_or_skip();
