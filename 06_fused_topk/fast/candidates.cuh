@@ -17,7 +17,8 @@
 // the warp does, so there (fast_row's kernel for large K, warp_candidates<true>) the buffer is not
 // kept sorted: the candidates pile up unsorted, and when SELECT_AFTER more than K have (the merge
 // mark, flush_at), the warp keeps the best K by a radix select (select.cuh); it sorts them once, at
-// the end (warp_sort_best). The select's histogram lives behind the buffer:
+// the end (warp_sort_best, by runs of 128 in registers). The select's histogram lives behind the
+// buffer:
 //
 //   buf: [ candidates, unsorted ...              | free ]  [ histogram ]
 //          0                               fill     capacity
@@ -27,8 +28,8 @@
 // capacity; the threshold only rises. It starts as NaN ("x <= NaN" is false for every x, so every
 // logit passes) until the sample (sample.cuh) or the first merge sets it.
 // Assumes: warp_sort.cuh and select.cuh; all 32 lanes call these together.
-// Read next: select.cuh, the select; then offer.cuh, how a chunk of logits is tested against the
-// threshold and appended.
+// Read next: warp_count.cuh and select.cuh, the select; then offer.cuh, how a chunk of logits is
+// tested against the threshold and appended.
 #ifndef FAST_CANDIDATES_CUH
 #define FAST_CANDIDATES_CUH
 
@@ -82,7 +83,7 @@ static __host__ __device__ int warp_new_at_most(int k, int per_lane)
 #ifndef SELECT_AFTER
 #define SELECT_AFTER 512
 #endif
-#define SELECT_HISTOGRAM_KEYS (SELECT_BINS * (int)sizeof(unsigned) / (int)sizeof(rank_key))
+#define SELECT_HISTOGRAM_KEYS (DIGIT_BINS * (int)sizeof(unsigned) / (int)sizeof(rank_key))
 
 static __host__ __device__ bool warp_selects(int k) { return k > SELECT_ABOVE_K; }
 
@@ -122,7 +123,7 @@ __device__ __forceinline__ warp_candidates<Selects> warp_candidates_init(rank_ke
     w.threshold = __int_as_float(0x7FFFFFFF); // NaN: "x <= NaN" is false for every x, so all pass
     if constexpr (Selects) {
         w.fill = 0, w.flush_at = k + SELECT_AFTER, w.capacity = capacity - SELECT_HISTOGRAM_KEYS;
-        for (int i = lane; i < SELECT_BINS; i += WARP_SIZE)
+        for (int i = lane; i < DIGIT_BINS; i += WARP_SIZE)
             ((unsigned *)(buf + w.capacity))[i] = 0;
     } else {
         w.fill = w.kept, w.flush_at = w.kept + warp_merge_after(w.kept), w.capacity = capacity;
@@ -145,7 +146,7 @@ __device__ __forceinline__ void warp_merge_sorted_in_registers(rank_key (&a)[2],
         const rank_key facing = __shfl_sync(FULL_MASK, b[1 - r], WARP_SIZE - 1 - lane);
         best[r] = a[r] > facing ? a[r] : facing;
     }
-    warp_bitonic_stage_in_registers(best, 2 * WARP_SIZE);
+    warp_bitonic_layers_in_registers(best, WARP_SIZE, 2 * WARP_SIZE, 0);
     a[0] = best[0], a[1] = best[1];
 }
 
@@ -208,8 +209,8 @@ __device__ __noinline__ float warp_merge_fresh(rank_key *buf, int fill, int k, i
             buf[i] = b[j];
     }
     __syncwarp();
-    for (int stride = kept / 2; stride > 0; stride /= 2)
-        warp_bitonic_layer(buf, kept, kept, stride);
+        for (int stride = kept / 2; stride > 0; stride /= 2)
+            warp_bitonic_layer(buf, kept, kept, stride);
     return buf[k - 1] != 0 ? key_logit(buf[k - 1]) : threshold;
 }
 
@@ -240,7 +241,7 @@ __device__ __noinline__ void warp_sort_selected(rank_key *buf, int fill, int kep
     for (int i = fill + threadIdx.x % WARP_SIZE; i < kept; i += WARP_SIZE)
         buf[i] = 0;
     __syncwarp();
-    warp_sort_descending(buf, kept);
+    warp_sort_by_runs(buf, kept);
 }
 
 // At the end of the warp's logits: its best K (fewer, if fewer came) sorted into buf[0..K), empty

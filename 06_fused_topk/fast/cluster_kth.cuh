@@ -15,6 +15,7 @@
 #define FAST_CLUSTER_KTH_CUH
 
 #include "../../04_warp/warp_reduce.cuh"
+#include "warp_count.cuh"
 
 #define SPLIT_THREADS 256   // a block of fast_split: 8 warps (fewer warps, cheaper barriers)
 #define SPLIT_MAX_HELD 16   // numbers a thread holds: 16 x 256 groups of one lane at most
@@ -26,10 +27,11 @@ __device__ __forceinline__ int skewed(unsigned digit) { return (int)(digit + dig
 // A lower bound of the K-th largest of n numbers held by the block, number t + j x SPLIT_THREADS
 // in held[j] of thread t, as ordered bits: a radix select, 8 bits at a time from the top, for the
 // top 24 bits. Round r counts in counts[r] (zeros on entry), of the numbers that match the bits
-// chosen so far, how many have each value of the next 8 bits; then each warp walks the 256 counts
-// down from the top until K is reached (each finds the same digit, so one barrier a round is all
-// it takes). The last 8 bits are left at 0, a value at most 2^-15 of itself below the K-th: a few
-// more logits reach it, for one round less.
+// chosen so far, how many have each value of the next 8 bits (warp_count_digit, warp_count.cuh);
+// then each warp walks the 256 counts down from the top until K is reached (warp_pick_digit; each
+// warp finds the same digit, so one barrier a round is all it takes). The last 8 bits are left at
+// 0, a value at most 2^-15 of itself below the K-th: a few more logits reach it, for one round
+// less.
 #define KTH_ROUNDS 3
 
 __device__ unsigned block_kth_largest(const unsigned (&held)[SPLIT_MAX_HELD], int n, int k,
@@ -40,39 +42,17 @@ __device__ unsigned block_kth_largest(const unsigned (&held)[SPLIT_MAX_HELD], in
     for (int round = 0; round < KTH_ROUNDS; round++) {
         const int shift = 24 - 8 * round;
         const unsigned decided = round == 0 ? 0u : ~0u << (shift + 8); // the bits chosen so far
-        // The numbers are close (maxima of one row): most of a warp's share one digit, and 32
-        // atomic adds on one counter would queue. The lanes with equal digits add once, together.
 #pragma unroll
         for (int j = 0; j < SPLIT_MAX_HELD && j * SPLIT_THREADS < n; j++) {
-            const bool in = (int)threadIdx.x + j * SPLIT_THREADS < n && (held[j] & decided) == prefix;
-            const unsigned digit = held[j] >> shift & 255;
-            const unsigned same = __match_any_sync(FULL_MASK, in ? digit : 256u);
-            if (in && lane == __ffs(same) - 1)
-                atomicAdd(&counts[round][skewed(digit)], __popc(same));
+            const unsigned digit = held[j] >> shift & (DIGIT_BINS - 1);
+            warp_count_digit(&counts[round][skewed(digit)],
+                             (int)threadIdx.x + j * SPLIT_THREADS < n && (held[j] & decided) == prefix, digit);
         }
         __syncthreads();
-        unsigned c[8], mine = 0; // lane L has the digits 255 - 8L down to 248 - 8L
-#pragma unroll
-        for (int i = 0; i < 8; i++)
-            c[i] = counts[round][skewed(255 - 8 * lane - i)], mine += c[i];
-        unsigned through = mine; // numbers whose digit is this lane's smallest or larger
-#pragma unroll
-        for (int offset = 1; offset < WARP_SIZE; offset *= 2) {
-            const unsigned before = __shfl_up_sync(FULL_MASK, through, offset);
-            if (lane >= offset)
-                through += before;
-        }
-        unsigned above = through - mine, digit = 0, still_wanted = 0;
-        bool found = false;
-#pragma unroll
-        for (int i = 0; i < 8; i++)
-            if (!found && above < wanted && above + c[i] >= wanted)
-                digit = 255 - 8 * lane - i, still_wanted = wanted - above, found = true;
-            else
-                above += c[i];
-        const int holder = __ffs(__ballot_sync(FULL_MASK, found)) - 1;
-        prefix |= __shfl_sync(FULL_MASK, digit, holder) << shift;
-        wanted = __shfl_sync(FULL_MASK, still_wanted, holder);
+        // A lane's 8 digits lie in one run of 32, so their skewed counters are next to one another.
+        const digit_pick pick = warp_pick_digit(&counts[round][skewed(DIGIT_BINS - 1 - DIGITS_A_LANE * lane)], wanted);
+        prefix |= pick.digit << shift;
+        wanted -= pick.above;
     }
     return prefix;
 }

@@ -7,7 +7,7 @@
 // softmax(x / T) restricted to the K is w_i / sum w, with w_i = exp((x_i - x_0) / T), and the cuts
 // of top-p and min-p are prefixes of the ranked K. So there is no sort, no second read of the row
 // and no other kernel: the warp walks the K a tile of 32 at a time (a lane a winner), scans the
-// weights (an inclusive sum across the lanes, plus the tiles before), and votes.
+// weights (an inclusive sum across the lanes, warp_count.cuh, plus the tiles before), and votes.
 //   1. all K: their total, and how many weigh at least M (min-p: w_0 = 1 is the largest);
 //   2. from the front: the first place where the cumulative weight reaches P x total (top-p) or the
 //      min-p count ends, whichever comes first: the kept tokens and their total;
@@ -27,20 +27,7 @@
 #include "../../common/philox.h"
 #include "../fused_topk.h"
 #include "rank_key.cuh"
-#include "warp_sort.cuh"
-
-// Lane i gets v_0 + ... + v_i of the lanes' values.
-__device__ __forceinline__ float warp_inclusive_sum(float v)
-{
-    const int lane = threadIdx.x % WARP_SIZE;
-#pragma unroll
-    for (int offset = 1; offset < WARP_SIZE; offset *= 2) {
-        const float below = __shfl_up_sync(FULL_MASK, v, offset);
-        if (lane >= offset)
-            v += below;
-    }
-    return v;
-}
+#include "warp_count.cuh"
 
 // One tile of the ranked winners: this lane's weight (0 past the row's K) and cumulative weight.
 struct weight_tile {

@@ -6,6 +6,7 @@
  *   fast_exp.cuh     the online statistic folded a chunk at a time, with one ex2 a logit
  *   warp_sort.cuh    bitonic sorts and merges of keys by one warp, in registers where they fit
  *   candidates.cuh   a warp's candidate buffer in shared memory, and the threshold it sets
+ *   warp_count.cuh   counting across a warp: a running sum, a digit's counts, the digit of a rank
  *   select.cuh       past K = 512: the best K of unsorted candidates by a radix select
  *   offer.cuh        a chunk of logits tested against the threshold and appended, by ballots
  *   sample.cuh       the first threshold, from a sample spread over the row

@@ -5,41 +5,42 @@
 // candidates pile up, unsorted, and when the buffer is nearly full keeps only the best K
 // (warp_select_best). The K-th best key is found a digit at a time, from the top 8 bits of the
 // 64-bit keys down, with `rank`, the K-th's rank among the keys that agree with the digits found so
-// far, starting at K:
-//   1. a histogram of the digit, over the keys that agree with the digits found so far;
-//   2. from the top bin down, the bin where the count reaches `rank`: that is the K-th key's digit;
-//      the keys in the bins above it all rank before it, and `rank` falls by their number;
+// far, starting at K. A first pass finds the bits on which the keys differ (where their AND and
+// their OR disagree): a digit that all the keys share is the K-th's too, and takes no step. For
+// each other digit:
+//   1. a histogram of the digit, over the keys that agree with the digits found so far
+//      (warp_count_digit, warp_count.cuh);
+//   2. from the top bin down, the bin where the count reaches `rank` (warp_pick_digit): that is the
+//      K-th key's digit; the keys in the bins above it all rank before it, and `rank` falls by
+//      their number;
 //   3. stop when that bin holds one key: `rank` is at least 1 and at most the bin's count, so the
 //      one key is the K-th. Keys are distinct (no two have the same index), so by the last digit
-//      the bin does hold one.
+//      on which they differ the bin does hold one.
 // The digits found make `prefix` (the K-th's top bits) and `mask` (which bits those are). A key
 // whose masked bits are above the prefix ranks before the K-th at some digit already found: the
 // warp keeps, in place, those and the K-th itself, the keys with (key & mask) >= prefix: exactly K.
 // It puts the K-th at position K-1, so buf[K-1] is the K-th best after a select as after a sorted
 // merge, and the threshold is its logit. The kept keys are sorted once, at the row's end.
-// A step reads each key once. For float32 logits the K-th is usually alone in its bin after 3 or 4
-// steps; 16-bit logits, widened, leave 16 bits of every key's logit the same, and their ties at
-// the K-th's logit take the select on into the index's digits: 7 or 8 steps.
+// A step reads each key once. The candidates are a row's largest logits, close together: they
+// share their top digit (sign and exponent), and 16-bit logits, widened, 16 more bits, as the
+// indices of a row shorter than 2^24 share their top digit. A float32 select then takes 2 or 3
+// steps; a 16-bit one, whose ties at the K-th's logit go on into the index's digits, 2 or 3 too
+// (without the skipping, 3 or 4 and 7 or 8).
 // Invariants: after warp_select_best, buf[0..K) holds the K best of the keys it was given, buf[K-1]
 // the K-th of them; `hist` is all zeros between selects (the warp's buffer starts so, and each step
 // clears the bins it read).
-// Assumes: rank_key.cuh; distinct keys, more than K of them (the caller tests it); all 32 lanes
-// call these together; `hist` is SELECT_BINS counters of the warp's own shared memory.
+// Assumes: rank_key.cuh and warp_count.cuh; distinct keys, more than K of them (the caller tests
+// it); all 32 lanes call these together; `hist` is DIGIT_BINS counters of the warp's own shared
+// memory.
 // Read next: offer.cuh, how a chunk of logits is tested against the threshold and appended.
 #ifndef FAST_SELECT_CUH
 #define FAST_SELECT_CUH
 
-#include "../../04_warp/warp_reduce.cuh"
 #include "rank_key.cuh"
+#include "warp_count.cuh"
 
-#define SELECT_DIGIT_BITS 8
-#define SELECT_BINS (1 << SELECT_DIGIT_BITS)
-#define SELECT_BINS_A_LANE (SELECT_BINS / WARP_SIZE)
-
-// Counts, into hist, digit `shift` of the keys of buf[0..n) that agree with `prefix` where `mask`
-// is set. The lanes with the same digit add their count once: their leader, found by
-// __match_any_sync, does one atomic add (most keys share the top digits, so lanes adding one each
-// would all wait on the same counter).
+// Counts, into hist (DIGIT_BINS counters), digit `shift` of the keys of buf[0..n) that agree with
+// `prefix` where `mask` is set.
 __device__ __forceinline__ void warp_histogram(const rank_key *buf, int n, rank_key prefix, rank_key mask, int shift,
                                                unsigned *hist)
 {
@@ -48,49 +49,35 @@ __device__ __forceinline__ void warp_histogram(const rank_key *buf, int n, rank_
         const int i = i0 + lane;
         const rank_key key = i < n ? buf[i] : 0;
         const bool in = i < n && (key & mask) == prefix;
-        const unsigned digit = in ? (unsigned)(key >> shift) & (SELECT_BINS - 1) : SELECT_BINS; // SELECT_BINS: none
-        const unsigned peers = __match_any_sync(FULL_MASK, digit);
-        if (in && lane == __ffs(peers) - 1)
-            atomicAdd(&hist[digit], __popc(peers));
+        const unsigned digit = (unsigned)(key >> shift) & (DIGIT_BINS - 1);
+        warp_count_digit(&hist[digit], in, digit);
     }
 }
 
-// The bin in which, counting from the top bin down, the count reaches `rank` (the rank-th largest
-// key of the histogram's is in it), in every lane; `above`: the keys in the bins above it; `in`:
-// the keys in it. Lane L holds bins 255 - 8L down to 248 - 8L, and clears them for the next digit.
-__device__ __forceinline__ unsigned warp_find_bin(unsigned *hist, unsigned rank, unsigned &above, unsigned &in)
+// The digit of the rank-th largest key counted in hist (warp_pick_digit); each lane then clears the
+// bins it read, for the next digit.
+__device__ __forceinline__ digit_pick warp_find_digit(unsigned *hist, unsigned rank)
 {
-    const int lane = threadIdx.x % WARP_SIZE, top = SELECT_BINS - 1 - SELECT_BINS_A_LANE * lane;
-    unsigned mine = 0;
+    unsigned *mine = hist + DIGIT_BINS - 1 - DIGITS_A_LANE * (threadIdx.x % WARP_SIZE);
+    const digit_pick pick = warp_pick_digit(mine, rank);
 #pragma unroll
-    for (int j = 0; j < SELECT_BINS_A_LANE; j++)
-        mine += hist[top - j];
-    unsigned through = mine; // the counts of this lane's bins and of every bin above them
-#pragma unroll
-    for (int offset = 1; offset < WARP_SIZE; offset *= 2) {
-        const unsigned before = __shfl_up_sync(FULL_MASK, through, offset);
-        if (lane >= offset)
-            through += before;
-    }
-    const int holder = __ffs(__ballot_sync(FULL_MASK, through >= rank)) - 1; // the lane whose bins reach it
-    unsigned bin = 0, running = through - mine, here = 0; // running: the keys in the bins above bin j
-    if (lane == holder)
-        for (int j = 0;; j++) {
-            here = hist[top - j];
-            if (running + here >= rank) {
-                bin = top - j;
-                break;
-            }
-            running += here;
-        }
-    bin = __shfl_sync(FULL_MASK, bin, holder);
-    above = __shfl_sync(FULL_MASK, running, holder);
-    in = __shfl_sync(FULL_MASK, here, holder);
-#pragma unroll
-    for (int j = 0; j < SELECT_BINS_A_LANE; j++)
-        hist[top - j] = 0;
+    for (int i = 0; i < DIGITS_A_LANE; i++)
+        mine[-i] = 0;
     __syncwarp(); // every bin is clear before the next digit's adds
-    return bin;
+    return pick;
+}
+
+// The bits on which the keys of buf[0..n) differ, in every lane: where a bit is the same in all of
+// them, their AND and their OR agree there.
+__device__ __forceinline__ rank_key warp_differing_bits(const rank_key *buf, int n)
+{
+    rank_key all = ~(rank_key)0, any = 0;
+    for (int i = threadIdx.x % WARP_SIZE; i < n; i += WARP_SIZE)
+        all &= buf[i], any |= buf[i];
+#pragma unroll
+    for (int offset = WARP_SIZE / 2; offset > 0; offset /= 2)
+        all &= __shfl_xor_sync(FULL_MASK, all, offset), any |= __shfl_xor_sync(FULL_MASK, any, offset);
+    return all ^ any;
 }
 
 // Keeps the best k of buf[0..n) (n > k) in buf[0..k), the k-th at buf[k - 1], and returns it.
@@ -98,16 +85,18 @@ __device__ __forceinline__ rank_key warp_select_best(rank_key *buf, int n, int k
 {
     const int lane = threadIdx.x % WARP_SIZE;
     __syncwarp(); // every lane's appends are in
-    rank_key prefix = 0, mask = 0;
+    const rank_key differ = warp_differing_bits(buf, n);
+    rank_key mask = ~differ, prefix = buf[0] & mask; // the bits all the keys share are the k-th's
     unsigned rank = (unsigned)k;
-    for (int shift = 64 - SELECT_DIGIT_BITS;; shift -= SELECT_DIGIT_BITS) {
+    for (int shift = 64 - DIGIT_BITS; shift >= 0; shift -= DIGIT_BITS) {
+        if ((differ >> shift & (DIGIT_BINS - 1)) == 0)
+            continue; // a digit all the keys share: no step
         warp_histogram(buf, n, prefix, mask, shift, hist);
         __syncwarp();
-        unsigned above, in;
-        const unsigned bin = warp_find_bin(hist, rank, above, in);
-        prefix |= (rank_key)bin << shift, mask |= (rank_key)(SELECT_BINS - 1) << shift;
-        rank -= above;
-        if (in == 1 || shift == 0)
+        const digit_pick bin = warp_find_digit(hist, rank);
+        prefix |= (rank_key)bin.digit << shift, mask |= (rank_key)(DIGIT_BINS - 1) << shift;
+        rank -= bin.above;
+        if (bin.in == 1)
             break; // the bin holds the k-th alone
     }
     // Kept: the keys above the bin's digits, and the bin's one key, the k-th (k in all). Each round

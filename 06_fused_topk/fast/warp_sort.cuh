@@ -4,7 +4,9 @@
 // compare-exchange layers, the same pairs whatever the data, so 32 lanes can share the work with
 // no branches that depend on values. Up to 128 keys stay in registers (two or four a lane), and
 // pairs in different lanes swap through shuffles; larger sorts go through shared memory, one layer
-// at a time with a __syncwarp between layers.
+// at a time with a __syncwarp between layers. The one large sort of a row, the K a select kept
+// (select.cuh), goes by runs of 128: each run sorted in registers, then each stage that merges
+// runs through shared memory only for its strides of 128 and up (warp_sort_by_runs).
 // Assumes: rank_key.cuh; all 32 lanes of the warp call these together.
 // Read next: candidates.cuh, the warp's candidate buffer, which these networks keep sorted.
 #ifndef FAST_WARP_SORT_CUH
@@ -33,24 +35,25 @@ __device__ __forceinline__ void warp_bitonic_layer(rank_key *buf, int n, int siz
     __syncwarp();
 }
 
-// R x 32 keys held in registers, key r of each lane at position lane + 32r: the layers of a bitonic
-// network (strides size/2 down to 1) that put each bitonic run of `size` keys in order, descending
-// where (position & size) == 0 and ascending elsewhere (so all descending when size is R x 32).
-// Pairs within a lane (stride 32 and up) swap in place; the others through shuffles. No
-// shared-memory round trip and no __syncwarp per layer.
+// R x 32 keys held in registers, key r of each lane at position base + lane + 32r (base a multiple
+// of R x 32): the layers with strides `from` down to 1 of the bitonic stage that puts each bitonic
+// run of `size` keys in order, descending where (position & size) == 0 and ascending elsewhere (so
+// all descending when size is R x 32 and base 0). Pairs within a lane (stride 32 and up) swap in
+// place; the others through shuffles. No shared-memory round trip and no __syncwarp per layer.
+// `from` must be known when this is compiled (the loop is unrolled, so e[] stays in registers).
 template <int R>
-__device__ __forceinline__ void warp_bitonic_stage_in_registers(rank_key (&e)[R], int size)
+__device__ __forceinline__ void warp_bitonic_layers_in_registers(rank_key (&e)[R], int from, int size, int base)
 {
     const int lane = threadIdx.x % WARP_SIZE;
 #pragma unroll
-    for (int stride = size / 2; stride > 0; stride /= 2) {
+    for (int stride = from; stride > 0; stride /= 2) {
         rank_key before[R];
 #pragma unroll
         for (int r = 0; r < R; r++)
             before[r] = e[r];
 #pragma unroll
         for (int r = 0; r < R; r++) {
-            const int at = lane + r * WARP_SIZE;
+            const int at = base + lane + r * WARP_SIZE;
             const rank_key other = stride < WARP_SIZE ? __shfl_xor_sync(FULL_MASK, before[r], stride)
                                                       : before[r ^ (stride / WARP_SIZE)];
             const bool larger = ((at & stride) == 0) == ((at & size) == 0); // this position keeps the larger
@@ -59,34 +62,68 @@ __device__ __forceinline__ void warp_bitonic_stage_in_registers(rank_key (&e)[R]
     }
 }
 
-// A bitonic sort of R x 32 keys held in registers into descending order: one stage a run length.
+// A bitonic sort of R x 32 keys held in registers, one stage a run length, into descending order;
+// at a `base` that is an odd multiple of R x 32, into ascending order (the direction the next
+// stage wants of that run).
 template <int R>
-__device__ __forceinline__ void warp_sort_in_registers(rank_key (&e)[R])
+__device__ __forceinline__ void warp_sort_in_registers(rank_key (&e)[R], int base = 0)
 {
 #pragma unroll
     for (int size = 2; size <= R * WARP_SIZE; size *= 2)
-        warp_bitonic_stage_in_registers(e, size);
+        warp_bitonic_layers_in_registers(e, size / 2, size, base);
+}
+
+// A run of R x 32 keys, buf[base..base + R x 32), into registers, R a lane (key r of a lane at
+// position base + lane + 32r), and back.
+template <int R>
+__device__ __forceinline__ void warp_load_run(const rank_key *buf, int base, rank_key (&e)[R])
+{
+#pragma unroll
+    for (int r = 0; r < R; r++)
+        e[r] = buf[base + threadIdx.x % WARP_SIZE + r * WARP_SIZE];
+}
+
+template <int R>
+__device__ __forceinline__ void warp_store_run(rank_key *buf, int base, const rank_key (&e)[R])
+{
+#pragma unroll
+    for (int r = 0; r < R; r++)
+        buf[base + threadIdx.x % WARP_SIZE + r * WARP_SIZE] = e[r];
+}
+
+// The bitonic stage that puts each bitonic run of `size` keys of buf[0..n) in order (size and n
+// powers of two, 128 <= size <= n): the layers of stride 128 and up, one shared-memory layer each;
+// then, 128 keys at a time, the layers of strides 64 down to 1, which pair keys only within those
+// 128, in registers. Of the stage's log2(size) layers, 7 cost one load and one store a key.
+__device__ void warp_bitonic_stage(rank_key *buf, int n, int size)
+{
+    for (int stride = size / 2; stride >= 4 * WARP_SIZE; stride /= 2)
+        warp_bitonic_layer(buf, n, size, stride);
+    for (int base = 0; base < n; base += 4 * WARP_SIZE) {
+        rank_key e[4];
+        warp_load_run(buf, base, e);
+        warp_bitonic_layers_in_registers(e, 2 * WARP_SIZE, size, base);
+        warp_store_run(buf, base, e);
+    }
+    __syncwarp();
 }
 
 // R x 32 keys of buf sorted into descending order in registers, R a lane.
 template <int R>
 __device__ __forceinline__ void warp_sort_through_registers(rank_key *buf)
 {
-    const int lane = threadIdx.x % WARP_SIZE;
     rank_key e[R];
-#pragma unroll
-    for (int r = 0; r < R; r++)
-        e[r] = buf[lane + r * WARP_SIZE];
+    warp_load_run(buf, 0, e);
     warp_sort_in_registers(e);
-#pragma unroll
-    for (int r = 0; r < R; r++)
-        buf[lane + r * WARP_SIZE] = e[r];
+    warp_store_run(buf, 0, e);
     __syncwarp();
 }
 
 // Bitonic sort of buf[0..n) (n a power of two, at least 64) into descending key order, by one
 // warp, for the merges that do not fit in registers (K > 64, or more than 128 new ones). Up to
-// 128 keys are sorted in registers, two or four a lane.
+// 128 keys are sorted in registers, two or four a lane; past that every layer goes through shared
+// memory. The kernels that merge often run at their 64 registers a thread, and this is the form
+// that costs them none (warp_sort_by_runs does, around every call).
 __device__ void warp_sort_descending(rank_key *buf, int n)
 {
     if (n == 2 * WARP_SIZE)
@@ -96,6 +133,23 @@ __device__ void warp_sort_descending(rank_key *buf, int n)
     for (int size = 2; size <= n; size *= 2)
         for (int stride = size / 2; stride > 0; stride /= 2)
             warp_bitonic_layer(buf, n, size, stride);
+}
+
+// The same sort for n of at least 128, once a row (the select's K at the end, select.cuh): runs of
+// 128 sorted in registers, four keys a lane, each in the direction the next stage wants; the
+// stages that merge them go through shared memory only for their strides of 128 and up
+// (warp_bitonic_stage). Of the 55 layers that sort 1 024 keys, 6 go through shared memory.
+__device__ void warp_sort_by_runs(rank_key *buf, int n)
+{
+    for (int base = 0; base < n; base += 4 * WARP_SIZE) {
+        rank_key e[4];
+        warp_load_run(buf, base, e);
+        warp_sort_in_registers(e, base);
+        warp_store_run(buf, base, e);
+    }
+    __syncwarp();
+    for (int size = 8 * WARP_SIZE; size <= n; size *= 2)
+        warp_bitonic_stage(buf, n, size);
 }
 
 #endif
