@@ -209,8 +209,8 @@ __device__ __noinline__ float warp_merge_fresh(rank_key *buf, int fill, int k, i
             buf[i] = b[j];
     }
     __syncwarp();
-        for (int stride = kept / 2; stride > 0; stride /= 2)
-            warp_bitonic_layer(buf, kept, kept, stride);
+    for (int stride = kept / 2; stride > 0; stride /= 2)
+        warp_bitonic_layer(buf, kept, kept, stride);
     return buf[k - 1] != 0 ? key_logit(buf[k - 1]) : threshold;
 }
 

@@ -21,11 +21,20 @@
 // warp keeps, in place, those and the K-th itself, the keys with (key & mask) >= prefix: exactly K.
 // It puts the K-th at position K-1, so buf[K-1] is the K-th best after a select as after a sorted
 // merge, and the threshold is its logit. The kept keys are sorted once, at the row's end.
+// An example with keys of two decimal digits, K = 3: keys 71 75 52 58 79 31. First digit: bins
+// 7 {71 75 79}, 5 {52 58}, 3 {31}; from the top, bin 7 reaches rank 3 with nothing above it, so the
+// K-th starts with 7 and rank stays 3. Second digit, of 71 75 79: bins 9, 5, 1 hold one key each;
+// from the top the count reaches 3 at bin 1, with 2 keys above: rank becomes 1 and the bin holds
+// one key, so the K-th is 71. Kept: the keys whose first two digits are at least 71: 71 75 79.
 // A step reads each key once. The candidates are a row's largest logits, close together: they
-// share their top digit (sign and exponent), and 16-bit logits, widened, 16 more bits, as the
-// indices of a row shorter than 2^24 share their top digit. A float32 select then takes 2 or 3
-// steps; a 16-bit one, whose ties at the K-th's logit go on into the index's digits, 2 or 3 too
-// (without the skipping, 3 or 4 and 7 or 8).
+// share their top digit (sign and exponent). A widened bf16 logit leaves its low 16 bits zero, an
+// fp16 one its low 13, and the indices of a row shorter than 2^24 share their top digit too. A
+// float32 select then takes 2 or 3 steps; a 16-bit one, whose ties at the K-th's logit go on into
+// the index's digits, 2 or 3 for bf16 and 3 or 4 for fp16 (without the skipping, 3 or 4, and 7 or 8
+// for both).
+// The bins are plain, not skewed as cluster_kth.cuh's are, so a lane's 8 bins fall in banks that 7
+// other lanes' bins share: the skew's 32 bytes more a warp would leave room for 3 blocks an SM, not
+// 4, at K = 1024 (warp_capacity, candidates.cuh).
 // Invariants: after warp_select_best, buf[0..K) holds the K best of the keys it was given, buf[K-1]
 // the K-th of them; `hist` is all zeros between selects (the warp's buffer starts so, and each step
 // clears the bins it read).

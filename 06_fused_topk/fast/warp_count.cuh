@@ -9,12 +9,12 @@
 //     one atomic add by the first of them: __match_any_sync tells each lane which lanes share its
 //     digit. The keys of one row are close and share their top digits; 32 lanes adding one each
 //     would all queue on the same counter;
-//   - warp_pick_digit: of DIGIT_BINS counts, lane L holding those of digits 255 - 8L down to
-//     248 - 8L, the digit where the count from the top reaches `rank` (the rank-th largest key is
-//     among those with that digit), with how many keys have a larger digit and how many that one.
-//     Each lane adds up its 8 counts, a running sum over the lanes gives every lane the keys in
-//     its digits and above them, and the first lane whose sum reaches `rank` walks its own 8
-//     again.
+//   - warp_pick_digit: of DIGIT_BINS counts in shared memory, lane L answering for those of digits
+//     255 - 8L down to 248 - 8L (the caller hands each lane a pointer to the first of its 8), the
+//     digit where the count from the top reaches `rank` (the rank-th largest key is among those
+//     with that digit), with how many keys have a larger digit and how many that one. Each lane
+//     adds up its 8 counts, a running sum over the lanes gives every lane the keys in its digits
+//     and above them, and the first lane whose sum reaches `rank` walks its own 8 again.
 // Assumes: all 32 lanes call these together; `rank` is at least 1 and at most the counts' total.
 // Read next: select.cuh, the warp's radix select.
 #ifndef FAST_WARP_COUNT_CUH

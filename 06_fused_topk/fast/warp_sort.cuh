@@ -40,7 +40,8 @@ __device__ __forceinline__ void warp_bitonic_layer(rank_key *buf, int n, int siz
 // run of `size` keys in order, descending where (position & size) == 0 and ascending elsewhere (so
 // all descending when size is R x 32 and base 0). Pairs within a lane (stride 32 and up) swap in
 // place; the others through shuffles. No shared-memory round trip and no __syncwarp per layer.
-// `from` must be known when this is compiled (the loop is unrolled, so e[] stays in registers).
+// `from` must be below R x 32 (pairs within the R x 32 keys) and known when this is compiled (the
+// loop is unrolled, so e[] stays in registers).
 template <int R>
 __device__ __forceinline__ void warp_bitonic_layers_in_registers(rank_key (&e)[R], int from, int size, int base)
 {
@@ -94,7 +95,8 @@ __device__ __forceinline__ void warp_store_run(rank_key *buf, int base, const ra
 // The bitonic stage that puts each bitonic run of `size` keys of buf[0..n) in order (size and n
 // powers of two, 128 <= size <= n): the layers of stride 128 and up, one shared-memory layer each;
 // then, 128 keys at a time, the layers of strides 64 down to 1, which pair keys only within those
-// 128, in registers. Of the stage's log2(size) layers, 7 cost one load and one store a key.
+// 128, in registers. Of the stage's log2(size) layers, the last 7 cost one load and one store a
+// key together.
 __device__ void warp_bitonic_stage(rank_key *buf, int n, int size)
 {
     for (int stride = size / 2; stride >= 4 * WARP_SIZE; stride /= 2)
@@ -148,7 +150,7 @@ __device__ void warp_sort_by_runs(rank_key *buf, int n)
         warp_store_run(buf, base, e);
     }
     __syncwarp();
-    for (int size = 8 * WARP_SIZE; size <= n; size *= 2)
+    for (int size = 8 * WARP_SIZE; size <= n; size *= 2) // runs of 256 first: two runs of 128 merged
         warp_bitonic_stage(buf, n, size);
 }
 
