@@ -2,8 +2,8 @@
 //
 // What it does: before the warp has merged anything its threshold is NaN, and every logit would be
 // a candidate. Instead the warp first loads a sample (8 vectors a lane from the middles of 8 equal
-// parts of the row; 16 or 4 for some large K, below), sorts the lanes' largest sampled logits with the network of warp_sort.cuh, and
-// takes a threshold from them: for K <= 32 the sample's K-th largest, which at least K logits
+// parts of the row; 16 or 4 for some large K, below), sorts the lanes' largest sampled logits with
+// the network of warp_sort.cuh, and takes a threshold from them: for K <= 32 the sample's K-th largest, which at least K logits
 // reach; for larger K a guess of lower rank, which nearly always lets K logits through and far
 // fewer others (the caller checks that K did, and ranks the row again if not).
 // Assumes: candidates.cuh (the threshold lives in warp_candidates), logits16.cuh, and the sample's
@@ -87,6 +87,18 @@ __device__ __forceinline__ void load_sample(uint4 (&raw)[G], const row_parts<T> 
         raw[i] = __ldcg(p.body + FAST_SAMPLED_WARP_ROW(first + i, vectors, warp_rows) * WARP_SIZE + lane);
 }
 
+// The two largest logits of a lane's `vectors` sampled vectors into best, G loads in flight at a time.
+template <typename T, int G>
+__device__ __forceinline__ void largest_two_sampled(const row_parts<T> &p, unsigned warp_rows, int vectors,
+                                                    float (&best)[2])
+{
+    for (int first = 0; first < vectors; first += G) {
+        uint4 raw[G];
+        load_sample(raw, p, warp_rows, first, vectors);
+        largest_two<T, G>(raw, best);
+    }
+}
+
 // Sets the warp's first threshold from the sample. Not for a row of fewer than
 // FAST_SAMPLE_VECTORS x 32 vectors (the sample's vectors would not be distinct), nor where the rank
 // is past the keys that the lanes hold: 64 for a guess, 32 for a certain threshold (the lanes'
@@ -131,17 +143,10 @@ __device__ __forceinline__ void warp_sample_threshold(warp_candidates<Selects> &
         warp_threshold_from_lanes(w, best, rank);
     } else {
         float best[2] = {-INFINITY, -INFINITY};
-        if (Selects && vectors == FAST_NARROW_SAMPLE_VECTORS) { // the loop below takes 8 at a time
-            uint4 raw[FAST_NARROW_SAMPLE_VECTORS];
-            load_sample(raw, p, warp_rows, 0, vectors);
-            largest_two<T, FAST_NARROW_SAMPLE_VECTORS>(raw, best);
-        } else {
-            for (int first = 0; first < vectors; first += FAST_SAMPLE_VECTORS) { // 8 loads in flight at a time
-                uint4 raw[FAST_SAMPLE_VECTORS];
-                load_sample(raw, p, warp_rows, first, vectors);
-                largest_two<T, FAST_SAMPLE_VECTORS>(raw, best);
-            }
-        }
+        if (Selects && vectors == FAST_NARROW_SAMPLE_VECTORS)
+            largest_two_sampled<T, FAST_NARROW_SAMPLE_VECTORS>(p, warp_rows, vectors, best);
+        else
+            largest_two_sampled<T, FAST_SAMPLE_VECTORS>(p, warp_rows, vectors, best);
         warp_threshold_from_lanes(w, best, rank);
     }
 }
