@@ -23,25 +23,35 @@ __device__ __forceinline__ online_stat make_stat(float m, float d)
 
 #define ONLINE_IDENTITY make_stat(-INFINITY, 0.0f)
 
-// While the max is -inf, each side holds nothing but -inf (d = 0) or a NaN, in d or in m itself (a
-// lone NaN element is make_stat(NaN, 1), and fmaxf passes over it). Rescaling against m would give
-// -inf - -inf = NaN for every -inf, so that case rescales against 0: a side of -inf weighs
-// exp(-inf) = 0, and a NaN stays NaN.
+// The sum while the max is -inf. Everything folded in so far is then -inf or NaN (fmaxf passes over
+// a NaN, so a lone NaN element, make_stat(NaN, 1), can leave the max at -inf), and exp(x - m) would
+// be exp(-inf - -inf) = NaN for every -inf. Instead each -inf weighs exp(-inf) = 0 and a NaN makes
+// the sum NaN. `maxima` adds up the maxima (or, in add4, the elements) met: a cheap test for any
+// NaN, since -inf + -inf = -inf and a NaN makes the total NaN. `sums` adds up the running sums met;
+// times 0, a finite one gives 0 and a NaN stays NaN. Such a statistic stays (-inf, 0) or (-inf,
+// NaN) until a number arrives; a row of nothing but -inf gets its NaN outputs in the normalize, from
+// exp(-inf - -inf). No exp here: the fold of a row of numbers never takes this case (idle lanes'
+// empty statistics meet here once a block), and it must cost that fold nothing (README.md, "Where
+// the goals were missed").
+__device__ __forceinline__ float sum_while_empty(float maxima, float sums)
+{
+    return maxima == -INFINITY ? sums * 0.0f : maxima;
+}
+
 __device__ __forceinline__ online_stat online_stat_combine(online_stat a, online_stat b)
 {
     const float m = fmaxf(a.m, b.m);
     if (m == -INFINITY)
-        return make_stat(m, a.d * __expf(a.m) + b.d * __expf(b.m));
+        return make_stat(m, sum_while_empty(a.m + b.m, a.d + b.d));
     return make_stat(m, a.d * __expf(a.m - m) + b.d * __expf(b.m - m));
 }
 
-// Folds four elements in: one rescale of the running sum per four, not per element. While the max
-// is -inf, exp(x) itself is each element's term: 0 for a -inf, NaN for a NaN.
+// Folds four elements in: one rescale of the running sum per four, not per element.
 __device__ __forceinline__ online_stat online_stat_add4(online_stat s, float4 v)
 {
     const float m = fmaxf(fmaxf(s.m, fmaxf(v.x, v.y)), fmaxf(v.z, v.w));
     if (m == -INFINITY)
-        return make_stat(m, s.d + __expf(v.x) + __expf(v.y) + __expf(v.z) + __expf(v.w));
+        return make_stat(m, sum_while_empty(s.m + (v.x + v.y) + (v.z + v.w), s.d));
     return make_stat(m, s.d * __expf(s.m - m) + __expf(v.x - m) + __expf(v.y - m) + __expf(v.z - m) +
                             __expf(v.w - m));
 }
