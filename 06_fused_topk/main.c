@@ -170,8 +170,10 @@ static int default_run(const stage_context *st)
 }
 
 /* Refuses, before the GPU is opened, top-k of rows x cols logits of dtype where the variant named by
- * --variant or the one --output writes cannot take it by its stated limits. */
-static void refuse_past_limits(const stage_context *st, size_t rows, size_t cols, logit_dtype dtype, int k)
+ * --variant, the one --output writes or the one that draws (drawer, with --sample) cannot take it by
+ * its stated limits. */
+static void refuse_past_limits(const stage_context *st, size_t rows, size_t cols, logit_dtype dtype, int k,
+                               const topk_variant *drawer)
 {
     const topk_variant *named = named_variant(st);
     char why[128];
@@ -180,6 +182,8 @@ static void refuse_past_limits(const stage_context *st, size_t rows, size_t cols
     const topk_variant *writer = output_writer(st);
     if (st->opts.output_prefix && topk_refusal(writer, rows, cols, k, dtype, why, sizeof why))
         die(EXIT_USAGE, "--output: %s %s", writer->name, why);
+    if (drawer && topk_refusal(drawer, rows, cols, k, dtype, why, sizeof why))
+        die(EXIT_USAGE, "--sample: the draw runs in %s, which %s", drawer->name, why);
 }
 
 /* One line naming the chosen variants that cannot take the case on this GPU, and why; nothing when all
@@ -208,14 +212,43 @@ typedef struct {
     FILE *tokens, *token_probs, *token_logprobs;
 } output_files;
 
-static FILE *open_output(const char *prefix, const char *name)
+/* --output's file `name`: PREFIX_name.npy, to be freed. */
+static char *output_path(const char *prefix, const char *name)
 {
     const size_t len = strlen(prefix) + strlen(name) + sizeof "_.npy";
     char *path = xmalloc(len, "an output file's name");
     snprintf(path, len, "%s_%s.npy", prefix, name);
+    return path;
+}
+
+static FILE *open_output(const char *prefix, const char *name)
+{
+    char *path = output_path(prefix, name);
     FILE *out = outfile_open_or_exit(path, "--output file");
     free(path);
     return out;
+}
+
+/* Refuses a file the run would write that is one it reads (--input, or a .npy of one value a row) or
+ * another one it writes: the rename at the end would replace it. */
+static void refuse_overwriting(const cli_options *o)
+{
+    static const char *const output_names[] = {"indices", "probs", "tokens", "token_probs", "token_logprobs"};
+    const struct {
+        const char *flag, *path;
+    } reads[] = {{"--input", o->input_path}, {"--k", o->k_path}, {"--temperature", o->temperature_path},
+                 {"--top-p", o->top_p_path}};
+    const int n_outputs = !o->output_prefix ? 0 : o->sample ? 5 : 2;
+    for (int w = -1; w < n_outputs; w++) { /* -1: --csv */
+        char *path = w < 0 ? NULL : output_path(o->output_prefix, output_names[w]);
+        const char *written = w < 0 ? o->csv_path : path, *flag = w < 0 ? "--csv" : "--output";
+        for (size_t r = 0; written && r < sizeof reads / sizeof reads[0]; r++)
+            if (reads[r].path && outfile_same_file(written, reads[r].path))
+                die(EXIT_USAGE, "%s would replace %s's file %s", flag, reads[r].flag, quote_arg(reads[r].path).text);
+        if (w >= 0 && o->csv_path && outfile_same_file(path, o->csv_path))
+            die(EXIT_USAGE, "--csv %s is also --output's file", quote_arg(o->csv_path).text);
+        free(path);
+    }
 }
 
 /* What --sample asks for: the draw's settings (per-row arrays on the host) and which kernel draws. */
@@ -340,7 +373,7 @@ static void read_per_row(const cli_options *o, size_t rows, size_t cols, sample_
         float *t = per_row_values("--temperature", o->temperature_path, "<f4", rows);
         for (size_t r = 0; r < rows; r++)
             if (!sample_temperature_ok(t[r]))
-                die(EXIT_USAGE, "--temperature %s: row %zu's %g is not a finite number >= 0",
+                die(EXIT_USAGE, "--temperature %s: row %zu's %.9g is not a finite number >= 0",
                     quote_arg(o->temperature_path).text, r, t[r]);
         p->temperatures = t;
     }
@@ -348,7 +381,7 @@ static void read_per_row(const cli_options *o, size_t rows, size_t cols, sample_
         float *tp = per_row_values("--top-p", o->top_p_path, "<f4", rows);
         for (size_t r = 0; r < rows; r++)
             if (!sample_top_p_ok(tp[r]))
-                die(EXIT_USAGE, "--top-p %s: row %zu's %g is not in (0, 1]", quote_arg(o->top_p_path).text, r, tp[r]);
+                die(EXIT_USAGE, "--top-p %s: row %zu's %.9g is not in (0, 1]", quote_arg(o->top_p_path).text, r, tp[r]);
         p->top_ps = tp;
     }
     if (o->k_path) {
@@ -386,6 +419,10 @@ int main(int argc, char **argv)
     const cli_options *o = &st.opts;
     if (o->range_given && o->input_path)
         die(EXIT_USAGE, "--range: the logits come from --input");
+    if (o->dist_given && o->input_path)
+        die(EXIT_USAGE, "--dist: the logits come from --input");
+    if (o->seed_given && o->input_path && !o->sample)
+        die(EXIT_USAGE, "--seed: the logits come from --input (with --sample, --seed keys the draw)");
 
     /* Everything the user can get wrong is refused before the GPU is touched. */
     npy_logits file;
@@ -395,9 +432,6 @@ int main(int argc, char **argv)
         const int read = npy_read_logits(o->input_path, &file, err, sizeof err);
         if (read)
             die(read == NPY_HOST_FAILED ? 1 : EXIT_USAGE, "--input %s: %s", path.text, err);
-        if (!cli_shape_fits(file.rows, file.cols))
-            die(EXIT_USAGE, "--input %s: its %zu rows of %zu logits are more than the kernels take (at most %zu rows, "
-                "%zu logits in all)", path.text, file.rows, file.cols, CLI_MAX_ROWS, CLI_MAX_ELEMENTS);
         if (o->dtype_given && o->dtype != file.dtype)
             die(EXIT_USAGE, "--dtype %s: the file's logits are %s", dtype_name(o->dtype), dtype_name(file.dtype));
         char where[80];
@@ -429,7 +463,8 @@ int main(int argc, char **argv)
         read_per_row(o, rows, cols, &draw.params, &k);
     }
     if (cols)
-        refuse_past_limits(&st, rows, cols, dtype, k);
+        refuse_past_limits(&st, rows, cols, dtype, k, o->sample ? draw.drawer : NULL);
+    refuse_overwriting(o);
     output_files out = {NULL};
     if (o->output_prefix) {
         out.indices = open_output(o->output_prefix, "indices");

@@ -1,7 +1,10 @@
+#define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -93,14 +96,16 @@ static int parse_int(const char *text, int lo, int hi, int *out)
 }
 
 /* A finite number that `text` starts with, in *out, and where it ends in *end. No leading space
- * (strtod would skip it). */
+ * (strtod would skip it). One too small for a double (1e-400) is taken as strtod rounds it, to 0 or
+ * a subnormal; one too large is refused. */
 static int parse_number(const char *text, char **end, double *out)
 {
     if (isspace((unsigned char)*text))
         return -1;
     errno = 0;
     *out = strtod(text, end);
-    return errno || *end == text || !isfinite(*out) ? -1 : 0;
+    const bool underflow = errno == ERANGE && fabs(*out) <= DBL_MIN;
+    return (errno && !underflow) || *end == text || !isfinite(*out) ? -1 : 0;
 }
 
 /* Whether a flag's value names a .npy file rather than a number. */
@@ -111,7 +116,7 @@ static bool names_npy(const char *value)
 }
 
 /* --temperature, --top-p, --min-p: a number that `ok` accepts, or (where path is not NULL) a .npy
- * file of one a row. */
+ * file of one a row; the last one given counts. */
 static int parse_sampling(const char *value, bool (*ok)(double), float *number, const char **path)
 {
     if (path && names_npy(value)) {
@@ -123,6 +128,8 @@ static int parse_sampling(const char *value, bool (*ok)(double), float *number, 
     if (parse_number(value, &end, &v) || *end != '\0' || !ok((float)v)) /* in range as the float it becomes */
         return -1;
     *number = (float)v;
+    if (path)
+        *path = NULL;
     return 0;
 }
 
@@ -203,6 +210,11 @@ cli_status cli_parse(int argc, char **argv, cli_options *opts, char *err, size_t
         if (!eq)
             i++;
         const quoted shown = quote_arg(value); /* the value as a message quotes it */
+        const bool names_a_file = strcmp(name, "--csv") == 0 || strcmp(name, "--input") == 0 ||
+                                  strcmp(name, "--output") == 0;
+        if (names_a_file && !eq && strncmp(value, "--", 2) == 0) /* "--csv --sample": the name left out */
+            return fail(err, err_len, "%s needs a file name, got the flag '%s' (a file named so: ./%s)", name,
+                        shown.text, shown.text);
 
         if (strcmp(name, "--n") == 0) {
             opts->n_sizes = 1;
@@ -221,6 +233,7 @@ cli_status cli_parse(int argc, char **argv, cli_options *opts, char *err, size_t
         } else if (strcmp(name, "--dist") == 0) {
             if (dist_from_name(value, &opts->input.dist))
                 return fail(err, err_len, "--dist: expected uniform, normal or outliers, got '%s'", shown.text);
+            opts->dist_given = true;
         } else if (strcmp(name, "--iters") == 0) {
             if (parse_int(value, 1, 100000, &opts->iters))
                 return fail(err, err_len, "--iters: expected a whole number from 1 to 100000, got '%s'", shown.text);
@@ -234,6 +247,7 @@ cli_status cli_parse(int argc, char **argv, cli_options *opts, char *err, size_t
                 return fail(err, err_len, "--seed: expected a whole number from 0 to %llu, got '%s'",
                             (unsigned long long)UINT64_MAX, shown.text);
             opts->seed = seed;
+            opts->seed_given = true;
         } else if (strcmp(name, "--rows") == 0 || strcmp(name, "--cols") == 0) {
             const bool rows = strcmp(name, "--rows") == 0;
             const size_t max = rows ? CLI_MAX_ROWS : CLI_MAX_ELEMENTS;
@@ -280,6 +294,9 @@ cli_status cli_parse(int argc, char **argv, cli_options *opts, char *err, size_t
     }
     if ((opts->rows == 0) != (opts->cols == 0))
         return fail(err, err_len, "--rows and --cols go together");
+    if (input_largest_magnitude(opts->input) > FLT_MAX)
+        return fail(err, err_len, "--range %g:%g: --dist %s would draw numbers past float32's largest, %g",
+                    opts->input.lo, opts->input.hi, dist_name(opts->input.dist), (double)FLT_MAX);
     if (opts->rows && !cli_shape_fits(opts->rows, opts->cols))
         return fail(err, err_len, "--rows x --cols: %zu x %zu is more than %zu elements (a block per 256 of them, "
                     "at most 2^31 - 1 blocks)", opts->rows, opts->cols, CLI_MAX_ELEMENTS);
@@ -290,10 +307,20 @@ cli_status cli_parse(int argc, char **argv, cli_options *opts, char *err, size_t
     return CLI_OK;
 }
 
+/* Opens /dev/null on whichever of file descriptors 0, 1 and 2 is closed: a file the program opens
+ * later would otherwise take its number, and what it prints would land in that file. */
+static void keep_standard_streams_open(void)
+{
+    for (int fd = 0; fd <= 2; fd++)
+        if (fcntl(fd, F_GETFD) == -1 && errno == EBADF && open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY) != fd)
+            die(1, "file descriptor %d is closed, and /dev/null cannot take its place", fd);
+}
+
 void cli_parse_or_exit(int argc, char **argv, cli_options *opts, const char *about)
 {
     char err[512];
     set_program_name(argv[0]);
+    keep_standard_streams_open();
     cli_defaults(opts);
     switch (cli_parse(argc, argv, opts, err, sizeof err)) {
     case CLI_OK:
@@ -332,6 +359,8 @@ void cli_parse_or_exit(int argc, char **argv, cli_options *opts, const char *abo
                "                   as its largest)\n"
                "  --help           this text\n",
                about);
+        if (fflush(stdout) != 0 || ferror(stdout))
+            die(1, "--help: writing to standard output failed");
         exit(0);
     }
 }

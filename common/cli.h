@@ -36,6 +36,7 @@ typedef struct {
                                     when not given */
     input_spec input;            /* --dist and --range */
     bool range_given;            /* --range was on the command line */
+    bool dist_given, seed_given; /* --dist, --seed were */
     int iters, warmup;           /* timed runs (median over iters) and untimed runs before them */
     uint64_t seed;
     const char *csv_path;        /* NULL: no CSV */

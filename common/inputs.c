@@ -84,3 +84,19 @@ void fill_inputs(float *x, size_t rows, size_t cols, input_spec spec, uint64_t s
 {
     fill_inputs_threads(x, rows, cols, spec, seed, host_cpu_count());
 }
+
+/* Box-Muller's largest sample: sqrt(-2 log u1) with u1 at its smallest, 2^-53. */
+#define NORMAL_LARGEST 8.58
+
+double input_largest_magnitude(input_spec spec)
+{
+    const double width = spec.hi - spec.lo, ends = fmax(fabs(spec.lo), fabs(spec.hi));
+    switch (spec.dist) {
+    case DIST_NORMAL:
+        return fabs(0.5 * (spec.lo + spec.hi)) + width / 6.0 * NORMAL_LARGEST;
+    case DIST_OUTLIERS:
+        return fmax(ends, fabs(spec.hi + width));
+    default:
+        return ends;
+    }
+}

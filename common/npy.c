@@ -15,6 +15,7 @@
  * message naming the text it could not read and where it stands in the file. */
 #define _POSIX_C_SOURCE 200809L
 #include "npy.h"
+#include "cli.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -293,7 +294,7 @@ static int check_vector(const dict_parser *p, const char *descr, npy_logits *out
 }
 
 /* The values, judged: the logits' type, their order and their shape, which must fit the kernels
- * (a row's index is an int) and whose byte count must fit a size_t. */
+ * (a row's index is an int, and cli_shape_fits) and whose byte count must fit a size_t. */
 static int check_values(const dict_parser *p, const char *vector_descr, npy_logits *out, size_t *data_bytes)
 {
     if (vector_descr)
@@ -331,6 +332,9 @@ static int check_values(const dict_parser *p, const char *vector_descr, npy_logi
     if (!fits || !size_mul(out->rows, out->cols, &elements) || !size_mul(elements, dtype_size(out->dtype), data_bytes))
         return refuse(p, "its shape %s needs more than %zu bytes (SIZE_MAX)", print_shape(out).text,
                       (size_t)SIZE_MAX);
+    if (!cli_shape_fits(out->rows, out->cols)) /* judged here, before its data is read */
+        return refuse(p, "its %zu rows of %zu logits are more than the kernels take (at most %zu rows, %zu logits in "
+                      "all)", out->rows, out->cols, CLI_MAX_ROWS, CLI_MAX_ELEMENTS);
     return 0;
 }
 

@@ -43,7 +43,8 @@ typedef struct {
 static entry entries[OUTFILE_MAX];
 static _Atomic bool ending;
 
-static const int handled[] = {SIGHUP, SIGINT, SIGQUIT, SIGPIPE, SIGTERM};
+static const int handled[] = {SIGHUP,  SIGINT,    SIGQUIT, SIGPIPE, SIGTERM, SIGALRM, SIGVTALRM,
+                              SIGPROF, SIGUSR1,   SIGUSR2, SIGXCPU, SIGXFSZ};
 static sigset_t handled_set;
 
 /* The signal handler's work, and the cleanup at exit, which runs on the thread that uses the table
@@ -286,4 +287,16 @@ void outfile_commit_or_exit(FILE *const *outs, int n, const char *what)
     const int e = commit(outs, n, &failed);
     if (e)
         die(1, "writing %s '%s' failed: %s", what, quote_arg(failed->path).text, strerror(e));
+}
+
+bool outfile_same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
+        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    char ta[PATH_MAX], tb[PATH_MAX]; /* a new file: where it would be, links followed */
+    mode_t mode;
+    if (resolve(a, ta, &mode) == 0 && resolve(b, tb, &mode) == 0)
+        return strcmp(ta, tb) == 0;
+    return strcmp(a, b) == 0;
 }

@@ -2,8 +2,9 @@
  * its file, "FILE.XXXXXX" in the same directory (so on the same file system), and renamed over the
  * file only when it is complete and flushed to the disk: a run that fails, dies or is interrupted
  * leaves the file as it was. The temporaries not yet renamed are removed when the program exits
- * (die() included) and when SIGHUP, SIGINT, SIGQUIT, SIGPIPE or SIGTERM ends it, on whichever
- * thread the signal lands (CUDA starts threads of its own).
+ * (die() included) and when a signal ends it (SIGHUP, SIGINT, SIGQUIT, SIGPIPE, SIGTERM, the timers'
+ * SIGALRM, SIGVTALRM and SIGPROF, SIGUSR1, SIGUSR2, and the limits' SIGXCPU and SIGXFSZ), on
+ * whichever thread the signal lands (CUDA starts threads of its own).
  *
  * The file is the one the path names once symbolic links are followed: a link stays as it is and
  * the file it points to is replaced. A file that is there keeps its permission bits (the new one
@@ -18,6 +19,7 @@
 #ifndef COMMON_OUTFILE_H
 #define COMMON_OUTFILE_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #ifdef __cplusplus
@@ -46,6 +48,11 @@ int outfile_commit(FILE *const *outs, int n);
 
 /* Closes the stream and removes its temporary: its file stays as it was. */
 void outfile_abandon(FILE *out);
+
+/* Whether paths a and b name the same file: one device and inode where both exist, else the same
+ * place once links are followed (the same text where that cannot be told). A program refuses an
+ * output that would replace its own input or another of its outputs. */
+bool outfile_same_file(const char *a, const char *b);
 
 /* What a program calls: outfile_open, or one line "cannot write <what> '<path>': <reason>" and exit 1
  * when the machine failed (errno_is_machines_fault: a full disk, too many open files), else exit 2:

@@ -114,6 +114,29 @@ Test(cli, sampling_flags)
     cr_expect_str_eq(err, "--sample takes no value");
 }
 
+/* Where the last of the same flag counts, a number after a file replaces it; a number too small for
+ * a double is taken as it rounds (0 or a subnormal), not refused as not finite; a file name that
+ * starts with -- can be given with = or as ./--name; a range whose numbers all fit float32 passes. */
+Test(cli, edges_of_values)
+{
+    cli_options o;
+    cr_assert_eq(PARSE(&o, "--temperature", "t.npy", "--temperature", "0.5", "--top-p", "p.npy", "--top-p", "0.9"),
+                 CLI_OK, "%s", err);
+    cr_expect(o.temperature_path == NULL && o.temperature == 0.5f);
+    cr_expect(o.top_p_path == NULL && o.top_p == 0.9f);
+    cr_assert_eq(PARSE(&o, "--range", "0:1e-320", "--temperature", "1e-400"), CLI_OK, "%s", err);
+    cr_expect(o.input.lo == 0.0 && o.input.hi > 0.0 && o.temperature == 0.0f);
+    cr_expect_eq(PARSE(&o, "--temperature", "1e400"), CLI_ERROR);
+    cr_assert_eq(PARSE(&o, "--csv=--out.csv", "--output", "./--prefix"), CLI_OK, "%s", err);
+    cr_expect_str_eq(o.csv_path, "--out.csv");
+    cr_expect_str_eq(o.output_prefix, "./--prefix");
+    cr_assert_eq(PARSE(&o, "--range", "-3e38:3e38"), CLI_OK, "%s", err);
+    cr_assert_eq(PARSE(&o, "--range", "-1e37:1e37", "--dist", "normal"), CLI_OK, "%s", err);
+    cr_expect(o.dist_given && !o.seed_given);
+    cr_assert_eq(PARSE(&o, "--seed", "3"), CLI_OK, "%s", err);
+    cr_expect(o.seed_given && !o.dist_given);
+}
+
 Test(cli, help)
 {
     cli_options o;
@@ -162,6 +185,13 @@ Test(cli, refuses_malformed_flags)
         {{"--rows", "8"}, 2, "--rows and --cols go together"},
         {{"--cols", "0"}, 2, "--cols: expected a count from 1 to"},
         {{"--rows", "8", "--cols"}, 3, "--cols needs a value"},
+        {{"--csv", "--sample"}, 2, "--csv needs a file name, got the flag '--sample' (a file named so: ./--sample)"},
+        {{"--input", "--help"}, 2, "--input needs a file name, got the flag '--help'"},
+        {{"--output", "--k", "5"}, 3, "--output needs a file name, got the flag '--k'"},
+        {{"--range", "-1e308:1e308"}, 2, "--dist uniform would draw numbers past float32's largest"},
+        {{"--range", "0:1e39"}, 2, "--dist uniform would draw numbers past float32's largest"},
+        {{"--dist=outliers", "--range", "1e38:3e38"}, 3, "--dist outliers would draw numbers past float32's largest"},
+        {{"--range", "-3e38:3e38", "--dist=normal"}, 3, "--dist normal would draw numbers past float32's largest"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         cli_options o;

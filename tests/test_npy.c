@@ -279,6 +279,9 @@ Test(npy, malformed_shapes_are_refused_naming_what_is_wrong)
         {"(2, 99999999999999999999)", 24, "its shape has a dimension at byte 64 larger than 18446744073709551615"},
         {"(1, 2147483648)", 24, "its rows have 2147483648 logits (V), more than the kernels' limit of 2^31 - 1"},
         {"(1, 2147483647)", 24, "its shape needs 8589934588 bytes of data, the file has 24"},
+        {"(2147483648, 2)", 24, "its 2147483648 rows of 2 logits are more than the kernels take (at most 2147483647 "
+                                "rows, 549755813632 logits in all)"},
+        {"(1024, 1024, 1048576)", 24, "its 1048576 rows of 1048576 logits are more than the kernels take"},
         {"(4294967296, 4294967296, 1)", 24,
          "its shape (4294967296, 4294967296, 1) needs more than 18446744073709551615 bytes (SIZE_MAX)"},
         {"(2, 3)", 23, "its shape needs 24 bytes of data, the file has 23"},
@@ -440,7 +443,10 @@ Test(npy, huge_shapes_are_the_files_fault_found_before_any_allocation)
         {"{'descr': '<f4', 'fortran_order': False, 'shape': (68689669285, 1091126539866, 16), }",
          "its shape (68689669285, 1091126539866, 16) needs more than 18446744073709551615 bytes (SIZE_MAX)"},
         {"{'descr': '<f4', 'fortran_order': False, 'shape': (1048576, 1048576), }",
-         "its shape needs 4398046511104 bytes of data, the file has 128"},
+         "its 1048576 rows of 1048576 logits are more than the kernels take (at most 2147483647 rows, 549755813632 "
+         "logits in all)"},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (262144, 1048576), }",
+         "its shape needs 1099511627776 bytes of data, the file has 128"},
     };
     const struct rlimit old = cap_address_space(256u << 20);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../04_warp/warp.h"
@@ -161,6 +162,11 @@ Test(programs, topk_bad_input_is_one_line_and_exit_2)
         {"--rows 4 --cols 100 --dtype bf16 --variant fused", "run: --variant fused takes float32 logits only, not bf16\n"},
         {"--rows 100000 --cols 50257 --variant unfused", "run: --variant unfused cannot take 100000 x 50257 logits\n"},
         {"--rows 4 --cols 2000 --k 1025 --output out", "run: --output: fast handles K up to 1024, not 1025\n"},
+        {"--rows 4 --cols 2000 --k 1025 --sample", "run: --sample: the draw runs in fast, which handles K up to 1024, "
+                                                   "not 1025\n"},
+        {"--rows 4 --cols 100 --csv --sample", "run: --csv needs a file name, got the flag '--sample'"},
+        {"--rows 4 --cols 100 --range 0:1e39", "run: --range 0:1e+39: --dist uniform would draw numbers past float32's "
+                                                "largest"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
         expect_usage_error("06_fused_topk", cases[k].args, cases[k].message);
@@ -425,6 +431,41 @@ static void expect_old_files_and_remove(const old_files *f, const char *what)
 
 /* An output that cannot be written is refused before the GPU is opened: with no GPU this message
  * comes, not "no CUDA device". */
+/* A file the run would write that is one it reads or another it writes is refused, and left as it
+ * was; so are --dist and --seed with --input, which would be silently ignored. */
+Test(programs, topk_outputs_that_would_replace_inputs_are_refused)
+{
+    char input[64], csv_like_output[64], args[256], message[256];
+    snprintf(input, sizeof input, "/tmp/replace-%d_probs.npy", (int)getpid());
+    snprintf(csv_like_output, sizeof csv_like_output, "/tmp/replace-out-%d_indices.npy", (int)getpid());
+    static float logits[2 * 20];
+    const size_t shape[2] = {2, 20};
+    save_npy(input, "<f4", 4, shape, 2, logits);
+    struct stat before, after;
+    cr_assert_eq(stat(input, &before), 0);
+
+    snprintf(args, sizeof args, "--input %s --k 5 --csv %s", input, input);
+    snprintf(message, sizeof message, "run: --csv would replace --input's file %s\n", input);
+    expect_usage_error("06_fused_topk", args, message);
+    snprintf(args, sizeof args, "--input %s --k 5 --output /tmp/replace-%d", input, (int)getpid());
+    snprintf(message, sizeof message, "run: --output would replace --input's file %s\n", input);
+    expect_usage_error("06_fused_topk", args, message);
+    snprintf(args, sizeof args, "--rows 4 --cols 100 --csv %s --output /tmp/replace-out-%d", csv_like_output,
+             (int)getpid());
+    snprintf(message, sizeof message, "run: --csv %s is also --output's file\n", csv_like_output);
+    expect_usage_error("06_fused_topk", args, message);
+    snprintf(args, sizeof args, "--input %s --k 5 --dist normal", input);
+    expect_usage_error("06_fused_topk", args, "run: --dist: the logits come from --input\n");
+    snprintf(args, sizeof args, "--input %s --k 5 --seed 7", input);
+    expect_usage_error("06_fused_topk", args, "run: --seed: the logits come from --input (with --sample, --seed keys "
+                       "the draw)\n");
+
+    cr_assert_eq(stat(input, &after), 0);
+    cr_expect(after.st_ino == before.st_ino && after.st_size == before.st_size, "%s was replaced", input);
+    cr_expect_neq(access(csv_like_output, F_OK), 0, "%s was written", csv_like_output);
+    remove(input);
+}
+
 Test(programs, outputs_that_cannot_be_written_are_refused_before_the_gpu)
 {
     for (size_t i = 0; i < sizeof stages / sizeof stages[0]; i++)

@@ -1,5 +1,6 @@
 #include "oracle.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,8 @@ static const char *npy_broken(const uint8_t *data, size_t n, int rc, const npy_l
         return "npy_parse_logits returned something other than 0, NPY_BAD_FILE or NPY_HOST_FAILED";
     if (a->ndim < 2 || a->ndim > NPY_MAX_DIMS || a->cols != a->shape[a->ndim - 1] || a->cols > INT32_MAX)
         return "the shape is not [R,V] or [B,T,V] with V < 2^31";
+    if (!cli_shape_fits(a->rows, a->cols))
+        return "the shape is past the kernels' limits (cli_shape_fits)";
     size_t rows = 1;
     for (int d = 0; d < a->ndim - 1; d++)
         rows *= a->shape[d];
@@ -84,6 +87,8 @@ static const char *cli_broken(cli_status st, const cli_options *o, const char *e
         return "--n/--sizes, --rows/--cols and --input together";
     if (!isfinite(o->input.lo) || !isfinite(o->input.hi) || !(o->input.lo < o->input.hi))
         return "the range is not finite LO < HI";
+    if (input_largest_magnitude(o->input) > FLT_MAX)
+        return "the range and distribution would draw numbers past float32's largest";
     if (o->input.dist != DIST_UNIFORM && o->input.dist != DIST_NORMAL && o->input.dist != DIST_OUTLIERS)
         return "an unknown distribution";
     if (o->iters < 1 || o->warmup < 0)
