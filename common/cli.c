@@ -133,6 +133,19 @@ static int parse_sampling(const char *value, bool (*ok)(double), float *number, 
     return 0;
 }
 
+/* For a refusal's message: what `value`, a number that float32 holds only rounded, becomes there
+ * (" (1 in float32)" for 0.99999999); "" for anything else. */
+static const char *float32_note(const char *value)
+{
+    static char note[48];
+    char *end;
+    double v;
+    note[0] = '\0';
+    if (parse_number(value, &end, &v) == 0 && *end == '\0' && (double)(float)v != v)
+        snprintf(note, sizeof note, " (%.9g in float32)", (double)(float)v);
+    return note;
+}
+
 static int parse_range(const char *text, double *lo, double *hi)
 {
     char *end;
@@ -204,7 +217,7 @@ cli_status cli_parse(int argc, char **argv, cli_options *opts, char *err, size_t
         for (size_t k = 0; k < sizeof known / sizeof known[0]; k++)
             is_known |= strcmp(name, known[k]) == 0;
         if (!is_known)
-            return fail(err, err_len, "unknown flag '%s'", quote_arg(name).text);
+            return fail(err, err_len, "unknown flag '%s'", quote_arg(eq ? name : arg).text);
         if (!value)
             return fail(err, err_len, "%s needs a value", name);
         if (!eq)
@@ -266,16 +279,17 @@ cli_status cli_parse(int argc, char **argv, cli_options *opts, char *err, size_t
             opts->sampling_given = true;
             if (parse_sampling(value, sample_temperature_ok, &opts->temperature, &opts->temperature_path))
                 return fail(err, err_len, "--temperature: expected a finite number >= 0 (0: the most probable token) "
-                            "or a .npy file of one a row, got '%s'", shown.text);
+                            "or a .npy file of one a row, got '%s'%s", shown.text, float32_note(value));
         } else if (strcmp(name, "--top-p") == 0) {
             opts->sampling_given = true;
             if (parse_sampling(value, sample_top_p_ok, &opts->top_p, &opts->top_p_path))
                 return fail(err, err_len, "--top-p: expected a number in (0, 1] (1: keep all K) or a .npy file of one "
-                            "a row, got '%s'", shown.text);
+                            "a row, got '%s'%s", shown.text, float32_note(value));
         } else if (strcmp(name, "--min-p") == 0) {
             opts->sampling_given = true;
             if (parse_sampling(value, sample_min_p_ok, &opts->min_p, NULL))
-                return fail(err, err_len, "--min-p: expected a number in [0, 1) (0: no cut), got '%s'", shown.text);
+                return fail(err, err_len, "--min-p: expected a number in [0, 1) (0: no cut), got '%s'%s", shown.text,
+                            float32_note(value));
         } else if (strcmp(name, "--dtype") == 0) {
             if (dtype_from_name(value, &opts->dtype))
                 return fail(err, err_len, "--dtype: expected float32, bf16 or fp16, got '%s'", shown.text);
@@ -292,6 +306,8 @@ cli_status cli_parse(int argc, char **argv, cli_options *opts, char *err, size_t
             opts->csv_path = value;
         }
     }
+    if (opts->input_path && (opts->rows || opts->cols || opts->n_sizes))
+        return fail(err, err_len, "--input: the shape comes from the file; leave out --rows/--cols and --n/--sizes");
     if ((opts->rows == 0) != (opts->cols == 0))
         return fail(err, err_len, "--rows and --cols go together");
     if (input_largest_magnitude(opts->input) > FLT_MAX)
@@ -302,8 +318,6 @@ cli_status cli_parse(int argc, char **argv, cli_options *opts, char *err, size_t
                     "at most 2^31 - 1 blocks)", opts->rows, opts->cols, CLI_MAX_ELEMENTS);
     if (opts->rows && opts->n_sizes)
         return fail(err, err_len, "give either --n/--sizes (one softmax over n) or --rows/--cols (one per row), not both");
-    if (opts->input_path && (opts->rows || opts->n_sizes))
-        return fail(err, err_len, "--input: the shape comes from the file; leave out --rows/--cols and --n/--sizes");
     return CLI_OK;
 }
 

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <unistd.h>
 
 #include "check.h"
 
@@ -270,8 +271,18 @@ void outfile_abandon(FILE *out)
     atomic_store(&e->state, DONE);
 }
 
+/* Whether path names the file that descriptor fd writes to. */
+static bool is_open_as(const char *path, int fd)
+{
+    struct stat sp, sf;
+    return stat(path, &sp) == 0 && fstat(fd, &sf) == 0 && sp.st_dev == sf.st_dev && sp.st_ino == sf.st_ino;
+}
+
 FILE *outfile_open_or_exit(const char *path, const char *what)
 {
+    if (is_open_as(path, STDOUT_FILENO) || is_open_as(path, STDERR_FILENO))
+        die(EXIT_USAGE, "cannot write %s '%s': it is the file this program's output goes to", what,
+            quote_arg(path).text);
     FILE *out = outfile_open(path);
     if (!out) {
         const int e = errno;

@@ -56,7 +56,8 @@ bool outfile_same_file(const char *a, const char *b);
 
 /* What a program calls: outfile_open, or one line "cannot write <what> '<path>': <reason>" and exit 1
  * when the machine failed (errno_is_machines_fault: a full disk, too many open files), else exit 2:
- * the path is the user's to fix (a missing directory, no permission, not a regular file). */
+ * the path is the user's to fix (a missing directory, no permission, not a regular file, or the file
+ * the program's standard output or error goes to, which the rename would take from under it). */
 FILE *outfile_open_or_exit(const char *path, const char *what);
 
 /* outfile_commit, or one line "writing <what> '<path>' failed: <reason>" naming the output that

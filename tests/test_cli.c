@@ -127,6 +127,16 @@ Test(cli, edges_of_values)
     cr_assert_eq(PARSE(&o, "--range", "0:1e-320", "--temperature", "1e-400"), CLI_OK, "%s", err);
     cr_expect(o.input.lo == 0.0 && o.input.hi > 0.0 && o.temperature == 0.0f);
     cr_expect_eq(PARSE(&o, "--temperature", "1e400"), CLI_ERROR);
+    cr_expect_eq(PARSE(&o, "--min-p", "0.99999999"), CLI_ERROR);
+    cr_expect_str_eq(err, "--min-p: expected a number in [0, 1) (0: no cut), got '0.99999999' (1 in float32)");
+    cr_expect_eq(PARSE(&o, "--top-p", "1e-50"), CLI_ERROR);
+    cr_expect(strstr(err, "got '1e-50' (0 in float32)") != NULL, "%s", err);
+    cr_expect_eq(PARSE(&o, "--this-flag-has-a-name-longer-than-sixty-four-characters-which-is-a-lot-of-them"),
+                 CLI_ERROR);
+    cr_expect_str_eq(err, "unknown flag '--this-flag-has-a-name-longer-than-sixty-four-characters-which-is-a-lot-of-"
+                          "them'");
+    cr_expect_eq(PARSE(&o, "--input", "x.npy", "--cols", "100"), CLI_ERROR);
+    cr_expect(strncmp(err, "--input: the shape comes from the file", 38) == 0, "%s", err);
     cr_assert_eq(PARSE(&o, "--csv=--out.csv", "--output", "./--prefix"), CLI_OK, "%s", err);
     cr_expect_str_eq(o.csv_path, "--out.csv");
     cr_expect_str_eq(o.output_prefix, "./--prefix");

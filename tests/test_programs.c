@@ -475,6 +475,12 @@ Test(programs, outputs_that_cannot_be_written_are_refused_before_the_gpu)
                        "run: cannot write --output file '/nonexistent-dir/answer_indices.npy': No such file or "
                        "directory\n");
     expect_usage_error("01_naive", "--csv /tmp", "run: cannot write CSV file '/tmp': Is a directory\n");
+    /* The file run_stage sends the program's standard output to (run_stage.c). */
+    char args[96], message[192];
+    snprintf(args, sizeof args, "--csv /tmp/stage-out.%d", (int)getpid());
+    snprintf(message, sizeof message, "run: cannot write CSV file '/tmp/stage-out.%d': it is the file this program's "
+             "output goes to\n", (int)getpid());
+    expect_usage_error("01_naive", args, message);
 }
 
 /* A run that fails once its outputs are open leaves the files it would have replaced as they were,
