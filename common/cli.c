@@ -158,23 +158,29 @@ static int parse_range(const char *text, double *lo, double *hi)
     return 0;
 }
 
+/* Each item as --n takes it, in a copy of text cut at its commas. */
 static int parse_sizes(const char *text, cli_options *opts)
 {
     opts->n_sizes = 0;
-    for (const char *item = text;; item++) {
-        const char *comma = strchr(item, ',');
-        const size_t len = comma ? (size_t)(comma - item) : strlen(item);
-        char one[32];
-        if (opts->n_sizes == CLI_MAX_SIZES || len == 0 || len >= sizeof one)
-            return -1;
-        memcpy(one, item, len);
-        one[len] = '\0';
-        if (cli_parse_count(one, CLI_MAX_ELEMENTS, &opts->sizes[opts->n_sizes++]))
-            return -1;
+    char *copy = strdup(text);
+    if (!copy)
+        die(1, "out of host memory for --sizes");
+    int rc = 0;
+    for (char *item = copy;; ) {
+        char *comma = strchr(item, ',');
+        if (comma)
+            *comma = '\0';
+        if (opts->n_sizes == CLI_MAX_SIZES || *item == '\0' ||
+            cli_parse_count(item, CLI_MAX_ELEMENTS, &opts->sizes[opts->n_sizes++])) {
+            rc = -1;
+            break;
+        }
         if (!comma)
-            return 0;
-        item = comma;
+            break;
+        item = comma + 1;
     }
+    free(copy);
+    return rc;
 }
 
 cli_status cli_parse(int argc, char **argv, cli_options *opts, char *err, size_t err_len)

@@ -3,6 +3,9 @@
 
 #include <errno.h>
 #include <limits.h>
+#ifndef NAME_MAX
+#define NAME_MAX 255 /* the longest name of a file, where limits.h leaves it to pathconf */
+#endif
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -38,7 +41,7 @@ typedef struct {
     FILE *stream;
     char path[PATH_MAX];                    /* as the caller gave it, for messages */
     char target[PATH_MAX];                  /* the file it names, links followed: what the rename replaces */
-    char temp[PATH_MAX + sizeof ".XXXXXX"]; /* target, then ".XXXXXX" */
+    char temp[PATH_MAX + sizeof ".XXXXXX"]; /* temp_name's */
 } entry;
 
 static entry entries[OUTFILE_MAX];
@@ -139,6 +142,17 @@ static int resolve(const char *path, char *target, mode_t *mode)
     return 0;
 }
 
+/* The temporary of target (an absolute path): target with ".XXXXXX" after it, or, where that name
+ * would be longer than a file's name may be, ".outfile-XXXXXX" in the same directory. */
+static void temp_name(char *temp, size_t len, const char *target)
+{
+    const char *slash = strrchr(target, '/');
+    if (strlen(slash + 1) + strlen(".XXXXXX") <= NAME_MAX)
+        snprintf(temp, len, "%s.XXXXXX", target);
+    else
+        snprintf(temp, len, "%.*s/.outfile-XXXXXX", (int)(slash - target), target);
+}
+
 FILE *outfile_open(const char *path)
 {
     char target[PATH_MAX];
@@ -163,7 +177,7 @@ FILE *outfile_open(const char *path)
     }
     strcpy(e->path, path);
     strcpy(e->target, target);
-    snprintf(e->temp, sizeof e->temp, "%s.XXXXXX", target);
+    temp_name(e->temp, sizeof e->temp, target);
     const int fd = mkstemp(e->temp);
     const int made_errno = errno;
     atomic_store(&e->state, fd < 0 ? FREE : LIVE);

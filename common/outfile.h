@@ -1,5 +1,6 @@
 /* Output files that appear whole or not at all. An output is written to a temporary file beside
- * its file, "FILE.XXXXXX" in the same directory (so on the same file system), and renamed over the
+ * its file, "FILE.XXXXXX" in the same directory (so on the same file system; ".outfile-XXXXXX" where
+ * FILE's name is too long to take six more characters), and renamed over the
  * file only when it is complete and flushed to the disk: a run that fails, dies or is interrupted
  * leaves the file as it was. The temporaries not yet renamed are removed when the program exits
  * (die() included) and when a signal ends it (SIGHUP, SIGINT, SIGQUIT, SIGPIPE, SIGTERM, the timers'

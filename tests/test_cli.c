@@ -135,6 +135,8 @@ Test(cli, edges_of_values)
                  CLI_ERROR);
     cr_expect_str_eq(err, "unknown flag '--this-flag-has-a-name-longer-than-sixty-four-characters-which-is-a-lot-of-"
                           "them'");
+    cr_assert_eq(PARSE(&o, "--sizes", "0000000000000000000000000000000000001000,2K"), CLI_OK, "%s", err);
+    cr_expect(o.n_sizes == 2 && o.sizes[0] == 1000 && o.sizes[1] == 2000);
     cr_expect_eq(PARSE(&o, "--input", "x.npy", "--cols", "100"), CLI_ERROR);
     cr_expect(strncmp(err, "--input: the shape comes from the file", 38) == 0, "%s", err);
     cr_assert_eq(PARSE(&o, "--csv=--out.csv", "--output", "./--prefix"), CLI_OK, "%s", err);

@@ -293,6 +293,30 @@ Test(outfile, open_or_exit_refuses_a_missing_directory_with_exit_2, .exit_code =
     outfile_open_or_exit("/nonexistent-dir/out.csv", "CSV file");
 }
 
+/* A name as long as a file's may be (255 bytes here) leaves no room for ".XXXXXX": its temporary
+ * takes a shorter name in the same directory, and the file is still written. */
+Test(outfile, a_file_with_the_longest_name_is_written)
+{
+    setup_old_file("old\n");
+    char longest[512];
+    const int prefix = snprintf(longest, sizeof longest, "%s/", dir);
+    memset(longest + prefix, 'n', 255);
+    longest[prefix + 255] = '\0';
+    FILE *out = outfile_open(longest);
+    cr_assert_not_null(out, "%s", strerror(errno));
+    fputs("new\n", out);
+    cr_assert_eq(outfile_commit(&out, 1), 0, "%s", strerror(errno));
+    FILE *f = fopen(longest, "r");
+    cr_assert_not_null(f);
+    char got[16] = "";
+    got[fread(got, 1, sizeof got - 1, f)] = '\0';
+    fclose(f);
+    cr_expect_str_eq(got, "new\n");
+    remove(longest);
+    cr_expect_eq(temporaries(), 0);
+    remove_dir();
+}
+
 Test(outfile, commit_or_exit_puts_the_file_in_place)
 {
     setup_old_file("old\n");
