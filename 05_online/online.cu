@@ -27,10 +27,11 @@
 //     the whole row at once with cp.async (global to shared memory without passing through
 //     registers, so every load of the row is in flight together), then folds (m, d) from shared
 //     memory and normalizes from it: 1 read + 1 write, 8 bytes per element.
-//     rows whose cache leaves room for one block per SM (a 50257-float row is 196 KiB of the 227 KB
-//     a Hopper block may have): a cluster of two blocks per row, each caching half, exchanging
-//     their (m, d) through distributed shared memory. Two half-rows share an SM, so one's loads
-//     overlap the other's arithmetic. Rows too long even for that are read a second time.
+//     rows whose cache leaves room for only one block per SM (a 50257-float row is 196 KiB of the
+//     227 KiB a Hopper block may have): a cluster of two blocks per row, each caching half,
+//     exchanging their (m, d) through distributed shared memory. Two half-rows share an SM: twice
+//     the bytes in flight of one whole row. Rows whose half no longer fits half an SM are cached
+//     whole by one block while they fit, then read a second time (online_rows_softmax).
 //     16-byte loads need 16-byte aligned addresses, and with an odd number of columns most rows
 //     do not start on one: each row is split into a scalar head up to the first 16-byte boundary,
 //     a body of float4s, and a scalar tail (row_split). The cache is shifted by the head's

@@ -85,7 +85,7 @@ static __global__ void warp_row4_kernel(const float *__restrict__ x, float *__re
 
 // Rows whose cache would leave room for only one block per SM: a cluster of two blocks per row
 // (Hopper's thread block clusters), each caching half of the row's float4 body in its own shared
-// memory. Two half-rows fit on an SM, so one block's loads overlap the other's arithmetic. The two
+// memory. Two half-rows fit on an SM: twice the bytes in flight of one whole row. The two
 // statistics meet through distributed shared memory: each block reads its partner's with
 // cluster.map_shared_rank. x and y must be aligned alike (the host checks).
 static __global__ void cluster_row_kernel(const float *__restrict__ x, float *__restrict__ y, size_t cols)
