@@ -247,6 +247,12 @@ static void refuse_overwriting(const cli_options *o)
                 die(EXIT_USAGE, "%s would replace %s's file %s", flag, reads[r].flag, quote_arg(reads[r].path).text);
         if (w >= 0 && o->csv_path && outfile_same_file(path, o->csv_path))
             die(EXIT_USAGE, "--csv %s is also --output's file", quote_arg(o->csv_path).text);
+        for (int before = 0; w >= 0 && before < w; before++) { /* two --output files, one linked to the other */
+            char *other = output_path(o->output_prefix, output_names[before]);
+            if (outfile_same_file(path, other))
+                die(EXIT_USAGE, "--output: %s and %s are the same file", quote_arg(other).text, quote_arg(path).text);
+            free(other);
+        }
         free(path);
     }
 }
@@ -425,6 +431,7 @@ int main(int argc, char **argv)
         die(EXIT_USAGE, "--seed: the logits come from --input (with --sample, --seed keys the draw)");
 
     /* Everything the user can get wrong is refused before the GPU is touched. */
+    refuse_overwriting(o);
     npy_logits file;
     char err[700];
     if (o->input_path) {
@@ -464,7 +471,9 @@ int main(int argc, char **argv)
     }
     if (cols)
         refuse_past_limits(&st, rows, cols, dtype, k, o->sample ? draw.drawer : NULL);
-    refuse_overwriting(o);
+    if (cols && !o->input_path && input_largest_magnitude(o->input) > dtype_largest(dtype))
+        die(EXIT_USAGE, "--range %.9g:%.9g: --dist %s would draw %s logits past its largest, %.9g", o->input.lo,
+            o->input.hi, dist_name(o->input.dist), dtype_name(dtype), dtype_largest(dtype));
     output_files out = {NULL};
     if (o->output_prefix) {
         out.indices = open_output(o->output_prefix, "indices");

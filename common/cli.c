@@ -317,7 +317,7 @@ cli_status cli_parse(int argc, char **argv, cli_options *opts, char *err, size_t
     if ((opts->rows == 0) != (opts->cols == 0))
         return fail(err, err_len, "--rows and --cols go together");
     if (input_largest_magnitude(opts->input) > FLT_MAX)
-        return fail(err, err_len, "--range %g:%g: --dist %s would draw numbers past float32's largest, %g",
+        return fail(err, err_len, "--range %.9g:%.9g: --dist %s would draw numbers past float32's largest, %.9g",
                     opts->input.lo, opts->input.hi, dist_name(opts->input.dist), (double)FLT_MAX);
     if (opts->rows && !cli_shape_fits(opts->rows, opts->cols))
         return fail(err, err_len, "--rows x --cols: %zu x %zu is more than %zu elements (a block per 256 of them, "

@@ -1,5 +1,6 @@
 #include "dtype.h"
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -18,6 +19,11 @@ int dtype_from_name(const char *name, logit_dtype *dtype)
 }
 
 size_t dtype_size(logit_dtype dtype) { return dtype == DTYPE_F32 ? 4 : 2; }
+
+double dtype_largest(logit_dtype dtype)
+{
+    return dtype == DTYPE_F32 ? FLT_MAX : dtype == DTYPE_F16 ? 65504.0 : 0x1.fep127; /* bf16: 0x7F7F */
+}
 
 static uint32_t bits_of(float f)
 {

@@ -16,6 +16,7 @@ typedef enum { DTYPE_F32, DTYPE_BF16, DTYPE_F16 } logit_dtype;
 const char *dtype_name(logit_dtype dtype);       /* "float32", "bf16", "fp16" */
 int dtype_from_name(const char *name, logit_dtype *dtype); /* 0, or -1 for an unknown name */
 size_t dtype_size(logit_dtype dtype);            /* bytes per element */
+double dtype_largest(logit_dtype dtype);         /* the largest finite value */
 
 uint16_t float_to_bf16(float f);
 float bf16_to_float(uint16_t h);

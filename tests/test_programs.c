@@ -167,6 +167,8 @@ Test(programs, topk_bad_input_is_one_line_and_exit_2)
         {"--rows 4 --cols 100 --csv --sample", "run: --csv needs a file name, got the flag '--sample'"},
         {"--rows 4 --cols 100 --range 0:1e39", "run: --range 0:1e+39: --dist uniform would draw numbers past float32's "
                                                 "largest"},
+        {"--rows 4 --cols 100 --dtype fp16 --range 0:100000", "run: --range 0:100000: --dist uniform would draw fp16 "
+                                                               "logits past its largest, 65504\n"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
         expect_usage_error("06_fused_topk", cases[k].args, cases[k].message);
@@ -435,7 +437,7 @@ static void expect_old_files_and_remove(const old_files *f, const char *what)
  * was; so are --dist and --seed with --input, which would be silently ignored. */
 Test(programs, topk_outputs_that_would_replace_inputs_are_refused)
 {
-    char input[64], csv_like_output[64], args[256], message[256];
+    char input[64], csv_like_output[64], args[256], message[320];
     snprintf(input, sizeof input, "/tmp/replace-%d_probs.npy", (int)getpid());
     snprintf(csv_like_output, sizeof csv_like_output, "/tmp/replace-out-%d_indices.npy", (int)getpid());
     static float logits[2 * 20];
@@ -459,6 +461,18 @@ Test(programs, topk_outputs_that_would_replace_inputs_are_refused)
     snprintf(args, sizeof args, "--input %s --k 5 --seed 7", input);
     expect_usage_error("06_fused_topk", args, "run: --seed: the logits come from --input (with --sample, --seed keys "
                        "the draw)\n");
+
+    /* Two --output files made one by a link: the second's rename would replace the first's answer. */
+    char linked[64], target[80];
+    snprintf(linked, sizeof linked, "/tmp/replace-linked-%d_probs.npy", (int)getpid());
+    snprintf(target, sizeof target, "/tmp/replace-linked-%d_indices.npy", (int)getpid());
+    save_npy(target, "<f4", 4, shape, 2, logits);
+    cr_assert_eq(symlink(target, linked), 0);
+    snprintf(args, sizeof args, "--rows 4 --cols 100 --output /tmp/replace-linked-%d", (int)getpid());
+    snprintf(message, sizeof message, "run: --output: %s and %s are the same file\n", target, linked);
+    expect_usage_error("06_fused_topk", args, message);
+    remove(linked);
+    remove(target);
 
     cr_assert_eq(stat(input, &after), 0);
     cr_expect(after.st_ino == before.st_ino && after.st_size == before.st_size, "%s was replaced", input);
