@@ -257,6 +257,24 @@ static void refuse_overwriting(const cli_options *o)
     }
 }
 
+/* The logits of --input, whose header `file` holds: read whole, the same shape and type, and no NaN
+ * or +inf among them. */
+static void read_input_logits(const char *path, npy_logits *file)
+{
+    const npy_logits header = *file;
+    char err[700];
+    const int read = npy_read_logits(path, file, err, sizeof err);
+    if (read)
+        die(read == NPY_HOST_FAILED ? 1 : EXIT_USAGE, "--input %s: %s", quote_arg(path).text, err);
+    if (file->dtype != header.dtype || file->rows != header.rows || file->cols != header.cols)
+        die(EXIT_USAGE, "--input %s: the file changed while it was being read", quote_arg(path).text);
+    char where[80];
+    const char *what = npy_find_nan_or_inf(file, where, sizeof where);
+    if (what)
+        die(EXIT_USAGE, "--input %s: logit %s is %s: top-K of a softmax with a NaN (or +inf) logit is not defined; "
+            "mask with -inf instead", quote_arg(path).text, where, what);
+}
+
 /* What --sample asks for: the draw's settings (per-row arrays on the host) and which kernel draws. */
 typedef struct {
     sample_params params;
@@ -430,22 +448,17 @@ int main(int argc, char **argv)
     if (o->seed_given && o->input_path && !o->sample)
         die(EXIT_USAGE, "--seed: the logits come from --input (with --sample, --seed keys the draw)");
 
-    /* Everything the user can get wrong is refused before the GPU is touched. */
+    /* Everything the user can get wrong is refused before the GPU is touched; what an --input file's
+     * header tells, before its data is read. */
     refuse_overwriting(o);
     npy_logits file;
     char err[700];
     if (o->input_path) {
-        const quoted path = quote_arg(o->input_path);
-        const int read = npy_read_logits(o->input_path, &file, err, sizeof err);
+        const int read = npy_read_logits_header(o->input_path, &file, err, sizeof err);
         if (read)
-            die(read == NPY_HOST_FAILED ? 1 : EXIT_USAGE, "--input %s: %s", path.text, err);
+            die(read == NPY_HOST_FAILED ? 1 : EXIT_USAGE, "--input %s: %s", quote_arg(o->input_path).text, err);
         if (o->dtype_given && o->dtype != file.dtype)
             die(EXIT_USAGE, "--dtype %s: the file's logits are %s", dtype_name(o->dtype), dtype_name(file.dtype));
-        char where[80];
-        const char *what = npy_find_nan_or_inf(&file, where, sizeof where);
-        if (what)
-            die(EXIT_USAGE, "--input %s: logit %s is %s: top-K of a softmax with a NaN (or +inf) logit is not "
-                "defined; mask with -inf instead", path.text, where, what);
     }
     const size_t rows = o->input_path ? file.rows : o->rows, cols = o->input_path ? file.cols : o->cols;
     const logit_dtype dtype = o->input_path ? file.dtype : o->dtype;
@@ -474,6 +487,8 @@ int main(int argc, char **argv)
     if (cols && !o->input_path && input_largest_magnitude(o->input) > dtype_largest(dtype))
         die(EXIT_USAGE, "--range %.9g:%.9g: --dist %s would draw %s logits past its largest, %.9g", o->input.lo,
             o->input.hi, dist_name(o->input.dist), dtype_name(dtype), dtype_largest(dtype));
+    if (o->input_path)
+        read_input_logits(o->input_path, &file);
     output_files out = {NULL};
     if (o->output_prefix) {
         out.indices = open_output(o->output_prefix, "indices");

@@ -374,9 +374,10 @@ static int parse_head(const unsigned char *file, size_t n, const char *vector_de
 }
 
 /* The header from `head` (the file's first head_n bytes), the file's length against it, and room
- * for the data in out->data. */
+ * for the data in out->data (none where !allocate). */
 static int prepare(const unsigned char *head, size_t head_n, size_t file_size, const char *vector_descr,
-                   npy_logits *out, size_t *data_offset, size_t *data_bytes, char *err, size_t err_len)
+                   bool allocate, npy_logits *out, size_t *data_offset, size_t *data_bytes, char *err,
+                   size_t err_len)
 {
     const int rc = parse_head(head, head_n, vector_descr, out, data_offset, data_bytes, err, err_len);
     if (rc)
@@ -384,6 +385,8 @@ static int prepare(const unsigned char *head, size_t head_n, size_t file_size, c
     if (file_size - *data_offset != *data_bytes)
         return report(NPY_BAD_FILE, err, err_len, "its shape needs %zu bytes of data, the file has %zu", *data_bytes,
                       file_size - *data_offset);
+    if (!allocate)
+        return 0;
     out->data = malloc(*data_bytes);
     if (!out->data)
         return report(NPY_HOST_FAILED, err, err_len, "out of host memory for its %zu bytes of data", *data_bytes);
@@ -395,7 +398,7 @@ int npy_parse_logits(const void *bytes, size_t n, npy_logits *out, char *err, si
     memset(out, 0, sizeof *out);
     size_t offset, data_bytes;
     const int rc = prepare(bytes, n < NPY_MAX_PREAMBLE + NPY_MAX_HEADER ? n : NPY_MAX_PREAMBLE + NPY_MAX_HEADER, n,
-                           NULL, out, &offset, &data_bytes, err, err_len);
+                           NULL, true, out, &offset, &data_bytes, err, err_len);
     if (rc == 0)
         memcpy(out->data, (const unsigned char *)bytes + offset, data_bytes);
     return rc;
@@ -408,7 +411,8 @@ static int read_failed(FILE *f, char *err, size_t err_len)
     return report(NPY_HOST_FAILED, err, err_len, "it got shorter while it was being read");
 }
 
-static int read_open_file(FILE *f, const char *vector_descr, npy_logits *out, char *err, size_t err_len)
+static int read_open_file(FILE *f, const char *vector_descr, bool with_data, npy_logits *out, char *err,
+                          size_t err_len)
 {
     struct stat st;
     if (fstat(fileno(f), &st) != 0)
@@ -421,16 +425,18 @@ static int read_open_file(FILE *f, const char *vector_descr, npy_logits *out, ch
     if (fread(head, 1, head_n, f) != head_n)
         return read_failed(f, err, err_len);
     size_t offset, data_bytes;
-    const int rc = prepare(head, head_n, size, vector_descr, out, &offset, &data_bytes, err, err_len);
-    if (rc)
+    const int rc = prepare(head, head_n, size, vector_descr, with_data, out, &offset, &data_bytes, err, err_len);
+    if (rc || !with_data)
         return rc;
     if (fseek(f, (long)offset, SEEK_SET) != 0 || fread(out->data, 1, data_bytes, f) != data_bytes)
         return read_failed(f, err, err_len);
     return 0;
 }
 
-/* A file of logits (vector_descr NULL) or a vector of that element type, read whole. */
-static int read_path(const char *path, const char *vector_descr, npy_logits *out, char *err, size_t err_len)
+/* A file of logits (vector_descr NULL) or a vector of that element type, read whole, or (!with_data)
+ * its header alone. */
+static int read_path(const char *path, const char *vector_descr, bool with_data, npy_logits *out, char *err,
+                     size_t err_len)
 {
     memset(out, 0, sizeof *out);
     /* O_NONBLOCK: a pipe opens at once, to be refused by read_open_file, where a plain open would
@@ -447,7 +453,7 @@ static int read_path(const char *path, const char *vector_descr, npy_logits *out
         close(fd);
         return report(NPY_HOST_FAILED, err, err_len, "cannot read it: %s", strerror(e));
     }
-    const int rc = read_open_file(f, vector_descr, out, err, err_len);
+    const int rc = read_open_file(f, vector_descr, with_data, out, err, err_len);
     fclose(f);
     if (rc)
         npy_logits_free(out);
@@ -456,13 +462,18 @@ static int read_path(const char *path, const char *vector_descr, npy_logits *out
 
 int npy_read_logits(const char *path, npy_logits *out, char *err, size_t err_len)
 {
-    return read_path(path, NULL, out, err, err_len);
+    return read_path(path, NULL, true, out, err, err_len);
+}
+
+int npy_read_logits_header(const char *path, npy_logits *out, char *err, size_t err_len)
+{
+    return read_path(path, NULL, false, out, err, err_len);
 }
 
 int npy_read_vector(const char *path, const char *descr, npy_vector *out, char *err, size_t err_len)
 {
     npy_logits whole;
-    const int rc = read_path(path, descr, &whole, err, err_len);
+    const int rc = read_path(path, descr, true, &whole, err, err_len);
     *out = (npy_vector){.n = rc ? 0 : whole.cols, .data = rc ? NULL : whole.data};
     return rc;
 }

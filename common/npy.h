@@ -44,6 +44,10 @@ typedef struct {
  * failure out->data is NULL. */
 int npy_read_logits(const char *path, npy_logits *out, char *err, size_t err_len);
 
+/* The same judgement of the file, its data left unread: out gets the dtype and the shape, and
+ * out->data stays NULL. A program judges what the header tells before it reads gigabytes. */
+int npy_read_logits_header(const char *path, npy_logits *out, char *err, size_t err_len);
+
 /* A vector of 4-byte elements, one a row: stage 06's per-row sampling parameters. */
 typedef struct {
     size_t n;   /* at least 1 */

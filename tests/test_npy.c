@@ -127,6 +127,12 @@ Test(npy, float32_round_trip_and_numpy_header_layout)
     cr_expect_eq(a.cols, 4);
     cr_expect_arr_eq(a.data, x, sizeof x);
     npy_logits_free(&a);
+
+    /* The header alone: the same dtype and shape, no data read. */
+    cr_assert_eq(npy_read_logits_header(path, &a, err, sizeof err), 0, "%s", err);
+    cr_expect(a.dtype == DTYPE_F32 && a.ndim == 3 && a.rows == 6 && a.cols == 4 && a.data == NULL);
+    cr_assert_eq(truncate(path, 100), 0); /* shorter than its shape: the header alone still judges it */
+    cr_expect_eq(npy_read_logits_header(path, &a, err, sizeof err), NPY_BAD_FILE);
     remove(path);
 }
 
