@@ -212,6 +212,11 @@ typedef struct {
     FILE *tokens, *token_probs, *token_logprobs;
 } output_files;
 
+/* Their names, PREFIX_<name>.npy, in output_files' order; how many a run writes. */
+static const char *const output_names[] = {"indices", "probs", "tokens", "token_probs", "token_logprobs"};
+enum { OUTPUT_FILES = sizeof output_names / sizeof output_names[0] };
+static int output_count(bool sample) { return sample ? OUTPUT_FILES : 2; }
+
 /* --output's file `name`: PREFIX_name.npy, to be freed. */
 static char *output_path(const char *prefix, const char *name)
 {
@@ -233,28 +238,28 @@ static FILE *open_output(const char *prefix, const char *name)
  * another one it writes: the rename at the end would replace it. */
 static void refuse_overwriting(const cli_options *o)
 {
-    static const char *const output_names[] = {"indices", "probs", "tokens", "token_probs", "token_logprobs"};
     const struct {
         const char *flag, *path;
     } reads[] = {{"--input", o->input_path}, {"--k", o->k_path}, {"--temperature", o->temperature_path},
                  {"--top-p", o->top_p_path}};
-    const int n_outputs = !o->output_prefix ? 0 : o->sample ? 5 : 2;
+    const int n_outputs = o->output_prefix ? output_count(o->sample) : 0;
+    char *outputs[OUTPUT_FILES];
+    for (int f = 0; f < n_outputs; f++)
+        outputs[f] = output_path(o->output_prefix, output_names[f]);
     for (int w = -1; w < n_outputs; w++) { /* -1: --csv */
-        char *path = w < 0 ? NULL : output_path(o->output_prefix, output_names[w]);
-        const char *written = w < 0 ? o->csv_path : path, *flag = w < 0 ? "--csv" : "--output";
+        const char *written = w < 0 ? o->csv_path : outputs[w], *flag = w < 0 ? "--csv" : "--output";
         for (size_t r = 0; written && r < sizeof reads / sizeof reads[0]; r++)
             if (reads[r].path && outfile_same_file(written, reads[r].path))
                 die(EXIT_USAGE, "%s would replace %s's file %s", flag, reads[r].flag, quote_arg(reads[r].path).text);
-        if (w >= 0 && o->csv_path && outfile_same_file(path, o->csv_path))
+        if (w >= 0 && o->csv_path && outfile_same_file(outputs[w], o->csv_path))
             die(EXIT_USAGE, "--csv %s is also --output's file", quote_arg(o->csv_path).text);
-        for (int before = 0; w >= 0 && before < w; before++) { /* two --output files, one linked to the other */
-            char *other = output_path(o->output_prefix, output_names[before]);
-            if (outfile_same_file(path, other))
-                die(EXIT_USAGE, "--output: %s and %s are the same file", quote_arg(other).text, quote_arg(path).text);
-            free(other);
-        }
-        free(path);
+        for (int before = 0; w >= 0 && before < w; before++) /* two --output files, one linked to the other */
+            if (outfile_same_file(outputs[w], outputs[before]))
+                die(EXIT_USAGE, "--output: %s and %s are the same file", quote_arg(outputs[before]).text,
+                    quote_arg(outputs[w]).text);
     }
+    for (int f = 0; f < n_outputs; f++)
+        free(outputs[f]);
 }
 
 /* The logits of --input, whose header `file` holds: read whole, the same shape and type, and no NaN
@@ -330,7 +335,7 @@ static int custom_run(const stage_context *st, topk_case *c, int k, const npy_lo
     }
     const quoted prefix = quote_arg(st->opts.output_prefix);
     FILE *const files[] = {out->indices, out->probs, out->tokens, out->token_probs, out->token_logprobs};
-    const int n_files = draw ? 5 : 2;
+    const int n_files = output_count(draw != NULL);
     const bool answer_ok = check.pass && drawn.pass;
     if (failed || !answer_ok) {
         for (int f = 0; f < n_files; f++)
@@ -484,21 +489,12 @@ int main(int argc, char **argv)
     }
     if (cols)
         refuse_past_limits(&st, rows, cols, dtype, k, o->sample ? draw.drawer : NULL);
-    if (cols && !o->input_path && input_largest_magnitude(o->input) > dtype_largest(dtype))
-        die(EXIT_USAGE, "--range %.9g:%.9g: --dist %s would draw %s logits past its largest, %.9g", o->input.lo,
-            o->input.hi, dist_name(o->input.dist), dtype_name(dtype), dtype_largest(dtype));
     if (o->input_path)
         read_input_logits(o->input_path, &file);
     output_files out = {NULL};
-    if (o->output_prefix) {
-        out.indices = open_output(o->output_prefix, "indices");
-        out.probs = open_output(o->output_prefix, "probs");
-        if (o->sample) {
-            out.tokens = open_output(o->output_prefix, "tokens");
-            out.token_probs = open_output(o->output_prefix, "token_probs");
-            out.token_logprobs = open_output(o->output_prefix, "token_logprobs");
-        }
-    }
+    FILE **const slots[OUTPUT_FILES] = {&out.indices, &out.probs, &out.tokens, &out.token_probs, &out.token_logprobs};
+    for (int f = 0; o->output_prefix && f < output_count(o->sample); f++)
+        *slots[f] = open_output(o->output_prefix, output_names[f]);
 
     stage_open(&st, argc, argv, RELATIVE_SPEEDUP);
     const topk_variant *named = named_variant(&st);

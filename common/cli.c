@@ -316,9 +316,10 @@ cli_status cli_parse(int argc, char **argv, cli_options *opts, char *err, size_t
         return fail(err, err_len, "--input: the shape comes from the file; leave out --rows/--cols and --n/--sizes");
     if ((opts->rows == 0) != (opts->cols == 0))
         return fail(err, err_len, "--rows and --cols go together");
-    if (input_largest_magnitude(opts->input) > FLT_MAX)
-        return fail(err, err_len, "--range %.9g:%.9g: --dist %s would draw numbers past float32's largest, %.9g",
-                    opts->input.lo, opts->input.hi, dist_name(opts->input.dist), (double)FLT_MAX);
+    if (input_largest_magnitude(opts->input) > dtype_largest(opts->dtype)) /* drawn as float32, then stored */
+        return fail(err, err_len, "--range %.9g:%.9g: --dist %s would draw numbers past %s's largest, %.9g",
+                    opts->input.lo, opts->input.hi, dist_name(opts->input.dist), dtype_name(opts->dtype),
+                    dtype_largest(opts->dtype));
     if (opts->rows && !cli_shape_fits(opts->rows, opts->cols))
         return fail(err, err_len, "--rows x --cols: %zu x %zu is more than %zu elements (a block per 256 of them, "
                     "at most 2^31 - 1 blocks)", opts->rows, opts->cols, CLI_MAX_ELEMENTS);

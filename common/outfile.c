@@ -285,11 +285,16 @@ void outfile_abandon(FILE *out)
     atomic_store(&e->state, DONE);
 }
 
+static bool same_inode(const struct stat *a, const struct stat *b)
+{
+    return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
 /* Whether path names the file that descriptor fd writes to. */
 static bool is_open_as(const char *path, int fd)
 {
     struct stat sp, sf;
-    return stat(path, &sp) == 0 && fstat(fd, &sf) == 0 && sp.st_dev == sf.st_dev && sp.st_ino == sf.st_ino;
+    return stat(path, &sp) == 0 && fstat(fd, &sf) == 0 && same_inode(&sp, &sf);
 }
 
 FILE *outfile_open_or_exit(const char *path, const char *what)
@@ -318,7 +323,7 @@ bool outfile_same_file(const char *a, const char *b)
 {
     struct stat sa, sb;
     if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
-        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+        return same_inode(&sa, &sb);
     char ta[PATH_MAX], tb[PATH_MAX]; /* a new file: where it would be, links followed */
     mode_t mode;
     if (resolve(a, ta, &mode) == 0 && resolve(b, tb, &mode) == 0)

@@ -167,8 +167,8 @@ Test(programs, topk_bad_input_is_one_line_and_exit_2)
         {"--rows 4 --cols 100 --csv --sample", "run: --csv needs a file name, got the flag '--sample'"},
         {"--rows 4 --cols 100 --range 0:1e39", "run: --range 0:1e+39: --dist uniform would draw numbers past float32's "
                                                 "largest"},
-        {"--rows 4 --cols 100 --dtype fp16 --range 0:100000", "run: --range 0:100000: --dist uniform would draw fp16 "
-                                                               "logits past its largest, 65504\n"},
+        {"--rows 4 --cols 100 --dtype fp16 --range 0:100000", "run: --range 0:100000: --dist uniform would draw numbers "
+                                                               "past fp16's largest, 65504 (see --help)\n"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
         expect_usage_error("06_fused_topk", cases[k].args, cases[k].message);

@@ -1,6 +1,5 @@
 #include "oracle.h"
 
-#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,8 +86,8 @@ static const char *cli_broken(cli_status st, const cli_options *o, const char *e
         return "--n/--sizes, --rows/--cols and --input together";
     if (!isfinite(o->input.lo) || !isfinite(o->input.hi) || !(o->input.lo < o->input.hi))
         return "the range is not finite LO < HI";
-    if (input_largest_magnitude(o->input) > FLT_MAX)
-        return "the range and distribution would draw numbers past float32's largest";
+    if (input_largest_magnitude(o->input) > dtype_largest(o->dtype))
+        return "the range and distribution would draw numbers past the dtype's largest";
     if (o->input.dist != DIST_UNIFORM && o->input.dist != DIST_NORMAL && o->input.dist != DIST_OUTLIERS)
         return "an unknown distribution";
     if (o->iters < 1 || o->warmup < 0)
