@@ -4,7 +4,7 @@
  *   rank_key.cuh     a candidate as one 64-bit key: one compare decides its rank
  *   logits16.cuh     16-byte loads of float32, bf16 or fp16 logits; a row's head, body and tail
  *   fast_exp.cuh     the online statistic folded a chunk at a time, with one ex2 a logit
- *   warp_sort.cuh    bitonic sorts and merges of keys by one warp, in registers where they fit
+ *   warp_sort.cuh    bitonic sorts and merges of keys by one warp (or a block), in registers where they fit
  *   candidates.cuh   a warp's candidate buffer in shared memory, and the threshold it sets
  *   warp_count.cuh   counting across a warp: a running sum, a digit's counts, the digit of a rank
  *   select.cuh       past K = 512: the best K of unsorted candidates by a radix select

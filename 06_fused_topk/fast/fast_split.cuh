@@ -231,7 +231,8 @@ static __global__ void __launch_bounds__(SPLIT_THREADS, 1)
     // 4. The first block: the best K of the candidates, and the row's statistic. Keys are
     //    unique, so a candidate's place in the answer is how many candidates beat it: with no
     //    more candidates than threads (the usual case, some K + 10), a team of lanes counts for
-    //    each and writes it if it is among the K, with no sort at all. More, the block sorts them.
+    //    each and writes it if it is among the K, with no sort at all. More, the block sorts them
+    //    (by runs of 128 in registers, warp_sort.cuh).
     const int n = (int)*count;
     rank_key *mine = area + 1;
     if (n <= SPLIT_THREADS) {
@@ -277,11 +278,7 @@ static __global__ void __launch_bounds__(SPLIT_THREADS, 1)
         for (int i = n + t; i < padded; i += SPLIT_THREADS)
             mine[i] = 0; // empty slots sort last
         __syncthreads();
-        for (int size = 2; size <= padded; size *= 2)
-            for (int stride = size / 2; stride > 0; stride /= 2) {
-                bitonic_layer(mine, padded, size, stride, t, SPLIT_THREADS);
-                __syncthreads();
-            }
+        block_sort_by_runs(mine, padded, SPLIT_THREADS);
     } else if (warp == 0) { // too many logits reach the bound: the whole row, as fast_row does it
         warp_rank_row_again(mine, k, xr, cols);
     }

@@ -6,8 +6,11 @@
 // pairs in different lanes swap through shuffles; larger sorts go through shared memory, one layer
 // at a time with a __syncwarp between layers. The one large sort of a row, the K a select kept
 // (select.cuh), goes by runs of 128: each run sorted in registers, then each stage that merges
-// runs through shared memory only for its strides of 128 and up (warp_sort_by_runs).
-// Assumes: rank_key.cuh; all 32 lanes of the warp call these together.
+// runs through shared memory only for its strides of 128 and up (warp_sort_by_runs). A block sorts
+// the same way, every warp taking runs of 128 (block_sort_by_runs: fast_split's candidates, past
+// the few a team of lanes can place by counting).
+// Assumes: rank_key.cuh; all 32 lanes of the warp call these together (all the block's threads,
+// for the block's sort).
 // Read next: candidates.cuh, the warp's candidate buffer, which these networks keep sorted.
 #ifndef FAST_WARP_SORT_CUH
 #define FAST_WARP_SORT_CUH
@@ -152,6 +155,36 @@ __device__ void warp_sort_by_runs(rank_key *buf, int n)
     __syncwarp();
     for (int size = 8 * WARP_SIZE; size <= n; size *= 2) // runs of 256 first: two runs of 128 merged
         warp_bitonic_stage(buf, n, size);
+}
+
+// The same sort by a block of `threads` threads (whole warps), n a power of two of at least 128:
+// each warp sorts runs of 128 in registers; each stage that merges them takes its layers of stride
+// 128 and up through shared memory, a barrier each, and its strides 64 down to 1 in registers, a run
+// of 128 a warp. Of the 66 layers that sort 2 048 keys, 10 go through shared memory and need a
+// barrier. A call, so that the registers of its runs cost the kernel that calls it none.
+__device__ __noinline__ void block_sort_by_runs(rank_key *buf, int n, int threads)
+{
+    const int warp = threadIdx.x / WARP_SIZE, run_step = threads / WARP_SIZE * 4 * WARP_SIZE;
+    for (int base = warp * 4 * WARP_SIZE; base < n; base += run_step) {
+        rank_key e[4];
+        warp_load_run(buf, base, e);
+        warp_sort_in_registers(e, base);
+        warp_store_run(buf, base, e);
+    }
+    __syncthreads();
+    for (int size = 8 * WARP_SIZE; size <= n; size *= 2) {
+        for (int stride = size / 2; stride >= 4 * WARP_SIZE; stride /= 2) {
+            bitonic_layer(buf, n, size, stride, threadIdx.x, threads);
+            __syncthreads();
+        }
+        for (int base = warp * 4 * WARP_SIZE; base < n; base += run_step) {
+            rank_key e[4];
+            warp_load_run(buf, base, e);
+            warp_bitonic_layers_in_registers(e, 2 * WARP_SIZE, size, base);
+            warp_store_run(buf, base, e);
+        }
+        __syncthreads();
+    }
 }
 
 #endif
