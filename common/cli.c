@@ -312,11 +312,11 @@ cli_status cli_parse(int argc, char **argv, cli_options *opts, char *err, size_t
             opts->csv_path = value;
         }
     }
-    if (opts->input_path && (opts->rows || opts->cols || opts->n_sizes))
-        return fail(err, err_len, "--input: the shape comes from the file; leave out --rows/--cols and --n/--sizes");
     if ((opts->rows == 0) != (opts->cols == 0))
         return fail(err, err_len, "--rows and --cols go together");
-    if (input_largest_magnitude(opts->input) > dtype_largest(opts->dtype)) /* drawn as float32, then stored */
+    /* Drawn as float32, then stored. With --input nothing is drawn: stage 06 refuses --range there,
+     * and the other stages refuse --input (stage_parse), each as the first problem it names. */
+    if (!opts->input_path && input_largest_magnitude(opts->input) > dtype_largest(opts->dtype))
         return fail(err, err_len, "--range %.9g:%.9g: --dist %s would draw numbers past %s's largest, %.9g",
                     opts->input.lo, opts->input.hi, dist_name(opts->input.dist), dtype_name(opts->dtype),
                     dtype_largest(opts->dtype));

@@ -66,6 +66,8 @@ void stage_parse(stage_context *st, int argc, char **argv, const char *about, co
             "this stage computes a softmax");
     if (kind == STAGE_SOFTMAX_1D && o->rows)
         die(EXIT_USAGE, "--rows/--cols: this stage computes one softmax over the whole array; use --n");
+    if (kind == STAGE_TOPK && o->input_path && (o->rows || o->n_sizes))
+        die(EXIT_USAGE, "--input: the shape comes from the file; leave out --rows/--cols and --n/--sizes");
     if (kind == STAGE_TOPK && o->n_sizes)
         die(EXIT_USAGE, "--n/--sizes: this stage works on rows of logits; use --rows (B x T) and --cols (V), or --input");
     if (kind == STAGE_TOPK && o->cols > INT32_MAX)

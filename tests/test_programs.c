@@ -157,6 +157,8 @@ Test(programs, topk_bad_input_is_one_line_and_exit_2)
         {"--input /nonexistent/logits.npy", "run: --input /nonexistent/logits.npy: cannot read it: No such file"},
         {"--input '/nonexistent/a\nb.npy'", "run: --input /nonexistent/a\\x0ab.npy: cannot read it: No such file"},
         {"--input x.npy --rows 2 --cols 3", "run: --input: the shape comes from the file"},
+        {"--input x.npy --n 5", "run: --input: the shape comes from the file"},
+        {"--input x.npy --range 0:1e39", "run: --range: the logits come from --input\n"},
         {"--rows 4 --cols 100 --k 33 --variant fused", "run: --variant fused handles K up to 32, not 33\n"},
         {"--rows 4 --cols 2000 --k 1025 --variant fast", "run: --variant fast handles K up to 1024, not 1025\n"},
         {"--rows 4 --cols 100 --dtype bf16 --variant fused", "run: --variant fused takes float32 logits only, not bf16\n"},
@@ -173,6 +175,7 @@ Test(programs, topk_bad_input_is_one_line_and_exit_2)
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
         expect_usage_error("06_fused_topk", cases[k].args, cases[k].message);
     expect_usage_error("05_online", "--k 5", "run: --k, --dtype, --input and --output belong to stage 06");
+    expect_usage_error("01_naive", "--input x.npy --n 5", "run: --k, --dtype, --input and --output belong to stage 06");
     expect_usage_error("05_online", "--sample", "run: --k, --dtype, --input and --output belong to stage 06");
 }
 

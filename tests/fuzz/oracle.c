@@ -82,11 +82,11 @@ static const char *cli_broken(cli_status st, const cli_options *o, const char *e
         return "--rows without --cols, or --cols without --rows";
     if (o->rows && !cli_shape_fits(o->rows, o->cols))
         return "--rows x --cols is past CLI_MAX_ROWS or CLI_MAX_ELEMENTS";
-    if ((o->rows && o->n_sizes) || (o->input_path && (o->rows || o->n_sizes)))
-        return "--n/--sizes, --rows/--cols and --input together";
+    if (o->rows && o->n_sizes)
+        return "--n/--sizes and --rows/--cols together";
     if (!isfinite(o->input.lo) || !isfinite(o->input.hi) || !(o->input.lo < o->input.hi))
         return "the range is not finite LO < HI";
-    if (input_largest_magnitude(o->input) > dtype_largest(o->dtype))
+    if (!o->input_path && input_largest_magnitude(o->input) > dtype_largest(o->dtype))
         return "the range and distribution would draw numbers past the dtype's largest";
     if (o->input.dist != DIST_UNIFORM && o->input.dist != DIST_NORMAL && o->input.dist != DIST_OUTLIERS)
         return "an unknown distribution";
