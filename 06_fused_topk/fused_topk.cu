@@ -13,12 +13,14 @@
 //
 // This file: the baseline and the first fused kernel.
 //   unfused      stage 05's row softmax writes every probability; CUB sorts every row by logit;
-//                the first K are copied out. What a framework does; 4 launches (5 for 16-bit).
+//                the first K are copied out. What a framework does; 4 launches (5 for 16-bit), CUB's
+//                sort counted as one (it launches a kernel for each radix pass).
 //   fused        a warp per row, each lane a sorted array of K candidates in registers (K <= 32, a
 //                template constant), then a shuffle merge of the 32 arrays.
-// Then fast/ (start with fast/fast.h, which gives the reading order): fast_row, a warp per row
-// with 16-byte loads, one threshold per warp and a candidate buffer in shared memory; fast_split, a
-// row over a cluster of 16 blocks for a batch of one; fast, which picks one of them.
+// Then fast/, in the order the stage's README gives: fast_row, a warp per row with 16-byte loads, one
+// threshold per warp and a candidate buffer in shared memory; fast_chunks, a row cut into chunks, a
+// warp each, for a few rows; fast_split, a row over a cluster of 16 blocks for a batch of one; fast,
+// which picks one of them.
 //
 // Run:   make stage6 && ./run
 //        ./run --rows 8192 --cols 50257 --k 10 --variant fused

@@ -31,7 +31,8 @@ typedef struct {
      * size within a size_t; it must leave what it relies on zero again. */
     size_t (*workspace_bytes)(size_t rows, size_t cols, int k, logit_dtype dtype);
     /* Enqueues the top-K on the default stream, writing rows x k indices and probabilities, best
-     * first; checks every launch; returns the number of kernel launches. */
+     * first; checks every launch; returns the number of kernel launches (a library call such as
+     * CUB's sort counted as one, whatever it launches inside). */
     int (*run)(const void *x, logit_dtype dtype, size_t rows, size_t cols, int k, int *indices,
                float *probs, void *workspace);
     /* Its limits, stated so that a command line can be checked before the GPU is touched: */

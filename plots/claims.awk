@@ -152,7 +152,7 @@ END {
     # whose top-K selects without sorting the row (C7), where torch_topk.py added its rows.
     sorted_x = val[f, un, "bytes_per_row"] / val[f, fu, "bytes_per_row"]
     pt = lookup(f, "workload", "torch", "k=10")
-    printf "| <a id=\"c23\"></a>C23 | A softmax written out, then sorted to take its top K, moves 4× the bytes of a fused kernel: 800 KB against 200 KB a row at V = 50,000 (read the logits, write the probabilities, read them to sort, write the sorted indices) | 8192 × 50257, K = 10 (%s): this course's unfused path (stage 05's row softmax, CUB's segmented sort of probabilities and indices, the first K copied) %.0f KB a row, counted as a lower bound, against fused's %.0f KB: %.1f× | %s%s |\n", \
+    printf "| <a id=\"c23\"></a>C23 | A softmax written out, then sorted to take its top K, moves 4× the bytes of a fused kernel: 800 KB against 200 KB a row at V = 50,000 (read the logits, write the probabilities, read them to sort, write the sorted indices) | 8192 × 50257, K = 10 (%s): this course's unfused path (stage 05's row softmax, CUB's segmented sort of the logits and their indices, the first K copied) %.0f KB a row, counted as a lower bound, against fused's %.0f KB: %.1f× | %s%s |\n", \
         f, val[f, un, "bytes_per_row"] / 1000, val[f, fu, "bytes_per_row"] / 1000, sorted_x, \
         (sprintf("%.1f", sorted_x) + 0 > 4) ? sprintf("the claim's count is too low for a sort-based path: a sort moves indices as well as keys, in and out, so even a lower bound is %.1f×", sorted_x) : "confirmed", \
         pt ? sprintf("; a top-K that does not sort the row moves %.1f× (PyTorch's, [C7](#c7))", val[f, pt, "bytes_per_row"] / val[f, fu, "bytes_per_row"]) : ""

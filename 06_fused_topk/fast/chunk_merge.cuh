@@ -38,6 +38,7 @@
 
 #include "../../05_online/online_stat.cuh"
 #include "candidates.cuh"
+#include "fast_exp.cuh"
 
 // Where a launch's workspace keeps what the chunks leave: per row a ticket, `chunks` statistics and
 // `chunks` lists of K keys, chunk c of row r at r x chunks + c.
@@ -191,15 +192,13 @@ __device__ void merge_chunk_lists(rank_key *buf, int k, int capacity, const rank
         merge_lists_by_offers(buf, k, capacity, lists, chunks);
 }
 
-// The row's statistic from its chunks', in every lane: lane 0's, as fast_split does, since the
-// butterfly leaves the lanes' totals a rounding apart.
+// The row's statistic from its chunks', in every lane: lane 0's (warp_statistic, fast_exp.cuh).
 __device__ online_stat combine_chunk_stats(const online_stat *stats, int chunks)
 {
     online_stat s = ONLINE_IDENTITY;
     for (int j = threadIdx.x % WARP_SIZE; j < chunks; j += WARP_SIZE)
         s = online_stat_combine(s, make_stat(__ldcg(&stats[j].m), __ldcg(&stats[j].d)));
-    s = warp_combine(s);
-    return make_stat(__shfl_sync(FULL_MASK, s.m, 0), __shfl_sync(FULL_MASK, s.d, 0));
+    return warp_statistic(s);
 }
 
 #endif

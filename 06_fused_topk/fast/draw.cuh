@@ -20,7 +20,8 @@
 // selected for. At T > 0 a row of -inf (x_0 = -inf) has NaN weights: nothing is kept, and lane 0
 // writes the first winner's index with a NaN probability and log-probability, as common/sample.c
 // expects.
-// Read next: fast_row.cuh and fast_split.cuh, where the draw is called.
+// Read next: dependent_launch.cuh, the decode loop's launches. The draw is called at the ends of
+// fast_row.cuh and fast_split.cuh.
 #ifndef FAST_DRAW_CUH
 #define FAST_DRAW_CUH
 

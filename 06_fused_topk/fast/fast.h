@@ -11,12 +11,12 @@
  *   offer.cuh        a chunk of logits tested against the threshold and appended, by ballots
  *   sample.cuh       the first threshold, from a sample spread over the row
  *   warp_row.cuh     one warp's pass over one row
- *   draw.cuh         one token drawn from the row's sorted winners (--sample)
  *   fast_row.cuh     the kernel: a warp per row                          (many rows)
  *   chunk_merge.cuh  a row's chunks: what each chunk's warp leaves, and the last one's merge
  *   fast_chunks.cuh  the kernel: a row cut into chunks, a warp per chunk (a few rows)
  *   cluster_kth.cuh  the K-th largest of a block's numbers, to 24 bits
  *   fast_split.cuh   the kernel: a row over a cluster of 16 blocks      (a batch of one)
+ *   draw.cuh         one token drawn from the row's sorted winners (--sample)
  *   dependent_launch.cuh  a kernel's wait for the launch ahead (programmatic dependent launch)
  *   fast.cu          the variants, and how fast picks between the three kernels */
 #ifndef FAST_FAST_H

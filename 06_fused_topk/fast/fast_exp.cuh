@@ -11,10 +11,12 @@
 #include "../../05_online/online_stat.cuh"
 #include "logits16.cuh"
 
-// e^x as the special function unit computes it: one ex2.approx of x log2(e), with subnormal results
-// flushed to 0 (which a sum of probabilities never notices). expf and __expf add range fix-ups
-// around it that cost 3 more instructions per logit, and the loop below runs one per logit. The
-// unit does 16 a cycle an SM.
+// e^x as the special function unit (SFU, the SM's unit for exp2, reciprocals and the like) computes
+// it: one ex2.approx of x log2(e), with subnormal results flushed to 0 (which a sum of probabilities
+// never notices). __expf adds range fix-ups around it that cost 3 more instructions per logit (expf,
+// within an ulp or two, more still), and the loop below runs one per logit. The unit does 16 a
+// cycle an SM (an eighth of the SM's 128 FP32 lanes; the CUDA C Programming Guide's table of
+// arithmetic instruction throughputs).
 #define LOG2_E 1.44269504f
 
 __device__ __forceinline__ float fast_exp2(float x)
@@ -88,5 +90,15 @@ __device__ __forceinline__ float fold_chunk(online_stat &s, const uint4 *raw)
     return most;
 }
 
+
+// The warp's statistic in every lane: lane 0's. warp_combine's butterfly leaves the lanes' totals a
+// rounding apart (the two lanes of a pair combine the same two statistics in opposite orders, and
+// the multiply-add of a combine rounds each order its own way); the lanes write the entries of one
+// row, and with one (m, d) equal logits get equal probabilities.
+__device__ __forceinline__ online_stat warp_statistic(online_stat s)
+{
+    s = warp_combine(s);
+    return make_stat(__shfl_sync(FULL_MASK, s.m, 0), __shfl_sync(FULL_MASK, s.d, 0));
+}
 
 #endif

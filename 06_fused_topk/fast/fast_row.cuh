@@ -59,7 +59,7 @@ static __global__ void __launch_bounds__(FAST_THREADS, 8)
     warp_sort_best(w);
     if (Guess && w.buf[k - 1] == 0) // fewer than K logits reached the guess
         warp_rank_row_again(w.buf, k, xr, cols);
-    write_topk(w.buf, warp_combine(s), row, k, indices, probs);
+    write_topk(w.buf, warp_statistic(s), row, k, indices, probs);
     if (Draw)
         warp_draw(w.buf, k, row, draw);
 }

@@ -23,7 +23,7 @@
 // fast_row does (warp_rank_row_again): slower, and still exact.
 // Assumes: an sm_90 GPU (built for an older one, the kernel is empty and fast_split_available()
 // says no); K <= FAST_MAX_K; rows x 16 blocks within gridDim.x.
-// Read next: fast.cu, which picks fast_row or fast_split.
+// Read next: draw.cuh, a token drawn from the winners (--sample).
 #ifndef FAST_FAST_SPLIT_CUH
 #define FAST_FAST_SPLIT_CUH
 
@@ -94,14 +94,13 @@ __device__ __forceinline__ void load_tile(uint4 (&raw)[SPLIT_UNROLL], const row_
     }
 }
 
-// The row's statistic from the blocks' (one a lane), in every thread. The butterfly leaves the
-// lanes' totals a rounding apart (each adds the pair in its own order), and any thread may write
-// any place of the answer: every one uses lane 0's.
+// The row's statistic from the blocks' (one a lane), in every thread: any thread may write any
+// place of the answer, and every one uses its warp's lane 0's (warp_statistic, fast_exp.cuh), which
+// is the same in every warp.
 __device__ __forceinline__ online_stat cluster_statistic(const online_stat *block_stats, int blocks)
 {
     const int lane = threadIdx.x % WARP_SIZE;
-    const online_stat s = warp_combine(lane < blocks ? block_stats[lane] : ONLINE_IDENTITY);
-    return make_stat(__shfl_sync(FULL_MASK, s.m, 0), __shfl_sync(FULL_MASK, s.d, 0));
+    return warp_statistic(lane < blocks ? block_stats[lane] : ONLINE_IDENTITY);
 }
 
 // Keys a lane reads at once when it counts a candidate's place: one wait for the batch, not one a

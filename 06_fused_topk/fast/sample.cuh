@@ -3,9 +3,10 @@
 // What it does: before the warp has merged anything its threshold is NaN, and every logit would be
 // a candidate. Instead the warp first loads a sample (8 vectors a lane from the middles of 8 equal
 // parts of the row; 16 or 4 for some large K, below), sorts the lanes' largest sampled logits with
-// the network of warp_sort.cuh, and takes a threshold from them: for K <= 32 the sample's K-th largest, which at least K logits
-// reach; for larger K a guess of lower rank, which nearly always lets K logits through and far
-// fewer others (the caller checks that K did, and ranks the row again if not).
+// the network of warp_sort.cuh, and takes a threshold from them: for K <= 32 the K-th largest of the
+// 32 lanes' largest, which at least K logits reach (they are K different logits); for larger K a
+// guess of lower rank, which nearly always lets K logits through and far fewer others (the caller
+// checks that K did, and ranks the row again if not).
 // Assumes: candidates.cuh (the threshold lives in warp_candidates), logits16.cuh, and the sample's
 // layout constants of fast.h (the tests build rows that fool the guess from them).
 // Read next: warp_row.cuh, a warp's whole pass over one row.

@@ -160,8 +160,9 @@ __device__ void warp_sort_by_runs(rank_key *buf, int n)
 // The same sort by a block of `threads` threads (whole warps), n a power of two of at least 128:
 // each warp sorts runs of 128 in registers; each stage that merges them takes its layers of stride
 // 128 and up through shared memory, a barrier each, and its strides 64 down to 1 in registers, a run
-// of 128 a warp. Of the 66 layers that sort 2 048 keys, 10 go through shared memory and need a
-// barrier. A call, so that the registers of its runs cost the kernel that calls it none.
+// of 128 a warp. Of the 66 layers that sort 2 048 keys, 10 go through shared memory one at a time,
+// a barrier each: 15 barriers in all, not 66. A call, so that the registers of its runs cost the
+// kernel that calls it none.
 __device__ __noinline__ void block_sort_by_runs(rank_key *buf, int n, int threads)
 {
     const int warp = threadIdx.x / WARP_SIZE, run_step = threads / WARP_SIZE * 4 * WARP_SIZE;
