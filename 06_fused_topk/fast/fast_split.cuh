@@ -229,9 +229,10 @@ static __global__ void __launch_bounds__(SPLIT_THREADS, 1)
 
     // 4. The first block: the best K of the candidates, and the row's statistic. Keys are
     //    unique, so a candidate's place in the answer is how many candidates beat it: with no
-    //    more candidates than threads (the usual case, some K + 10), a team of lanes counts for
-    //    each and writes it if it is among the K, with no sort at all. More, the block sorts them
-    //    (by runs of 128 in registers, warp_sort.cuh).
+    //    more candidates than threads (float32 rows at K = 50 have some K + 10), a team of lanes
+    //    counts for each and writes it if it is among the K, with no sort at all. More (a larger K,
+    //    or a bf16 row with hundreds of logits equal to its K-th), the block sorts them (by runs of
+    //    128 in registers, warp_sort.cuh).
     const int n = (int)*count;
     rank_key *mine = area + 1;
     if (n <= SPLIT_THREADS) {
