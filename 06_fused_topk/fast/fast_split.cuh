@@ -230,9 +230,9 @@ static __global__ void __launch_bounds__(SPLIT_THREADS, 1)
     // 4. The first block: the best K of the candidates, and the row's statistic. Keys are
     //    unique, so a candidate's place in the answer is how many candidates beat it: with no
     //    more candidates than threads (float32 rows at K = 50 have some K + 10), a team of lanes
-    //    counts for each and writes it if it is among the K, with no sort at all. More (a larger K,
-    //    or a bf16 row with hundreds of logits equal to its K-th), the block sorts them (by runs of
-    //    128 in registers, warp_sort.cuh).
+    //    counts for each and writes it if it is among the K, with no sort at all. More than 256 (a
+    //    larger K, or a bf16 row with more logits equal to its K-th, as rows of 128256 from [0, 10)
+    //    have at K = 50), the block sorts them (by runs of 128 in registers, warp_sort.cuh).
     const int n = (int)*count;
     rank_key *mine = area + 1;
     if (n <= SPLIT_THREADS) {

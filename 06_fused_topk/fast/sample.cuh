@@ -62,17 +62,18 @@ __device__ __forceinline__ void largest_two(const uint4 *r, float (&best)[2])
 // The first threshold comes from a sample of FAST_SAMPLE_VECTORS vectors a lane (1 024 float32 or
 // 2 048 16-bit logits), from the middles of as many equal parts of the row, not from its start: in
 // a vocabulary the first ids are the most frequent tokens, often the most probable, and a sample
-// of them would say too little about the rest. The sample's K-th largest is a certain threshold:
-// at least K logits reach it. For K > 32 the warp may guess instead (`guess`): a row's top K are
-// spread over the row, so the sample of n of its V logits holds about lambda = K n / V of them, and
-// the guess is the sample's rank-th largest with rank = lambda + 4 sqrt(lambda) + 4. The sample
-// holds that many of the row's top K less often than once in 10 000 rows in random order: their
-// number in the sample is close to Poisson(lambda), whose chance of reaching rank is at most
-// 2.4e-5 for lambda up to 200 (summed term by term; beyond, it tends to the normal's 3.2e-5 past
-// 4 sigma). So at least K logits of the row nearly always reach the guess; the kernel checks that
-// they did. At
-// K = 50 and V = 50257 (float32) the guess is the 10th of the sample, which some 500 logits of the
-// row reach, against some 2 500 for the sample's 50th.
+// of them would say too little about the rest. For K <= 32 the K-th largest of the 32 lanes'
+// largest sampled logits is a certain threshold: at least K logits reach it. For K > 32 the warp
+// may guess instead (`guess`): a row's top K are spread over the row, so the sample of n of its V
+// logits holds about lambda = K n / V of them, and the guess is the rank-th largest of the lanes'
+// two largest sampled logits (at most the sample's rank-th largest), with
+// rank = lambda + 4 sqrt(lambda) + 4. The sample holds that many of the row's top K less often than
+// once in 10 000 rows in random order: their number in the sample is close to Poisson(lambda),
+// whose chance of reaching rank is at most 2.4e-5 for lambda up to 200 (summed term by term;
+// beyond, it tends to the normal's 3.2e-5 past 4 sigma). So at least K logits of the row nearly
+// always reach the guess; the kernel checks that they did. At K = 50 and V = 50257 (float32) the
+// guess is the 10th of the sample, which some 500 logits of the row reach, against some 2 500 for
+// the sample's 50th.
 __device__ __forceinline__ int sample_rank(int k, size_t cols, int sampled, bool guess)
 {
     const float lambda = (float)k * (float)sampled / (float)cols;
