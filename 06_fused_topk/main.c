@@ -446,12 +446,6 @@ int main(int argc, char **argv)
     stage_context st;
     stage_parse(&st, argc, argv, about, names, N_VARIANTS, STAGE_TOPK);
     const cli_options *o = &st.opts;
-    if (o->range_given && o->input_path)
-        die(EXIT_USAGE, "--range: the logits come from --input");
-    if (o->dist_given && o->input_path)
-        die(EXIT_USAGE, "--dist: the logits come from --input");
-    if (o->seed_given && o->input_path && !o->sample)
-        die(EXIT_USAGE, "--seed: the logits come from --input (with --sample, --seed keys the draw)");
 
     /* Everything the user can get wrong is refused before the GPU is touched; what an --input file's
      * header tells, before its data is read. */

@@ -66,8 +66,16 @@ void stage_parse(stage_context *st, int argc, char **argv, const char *about, co
             "this stage computes a softmax");
     if (kind == STAGE_SOFTMAX_1D && o->rows)
         die(EXIT_USAGE, "--rows/--cols: this stage computes one softmax over the whole array; use --n");
-    if (kind == STAGE_TOPK && o->input_path && (o->rows || o->n_sizes))
-        die(EXIT_USAGE, "--input: the shape comes from the file; leave out --rows/--cols and --n/--sizes");
+    if (kind == STAGE_TOPK && o->input_path) { /* what --input brings, nothing else may give */
+        if (o->rows || o->n_sizes)
+            die(EXIT_USAGE, "--input: the shape comes from the file; leave out --rows/--cols and --n/--sizes");
+        if (o->range_given)
+            die(EXIT_USAGE, "--range: the logits come from --input");
+        if (o->dist_given)
+            die(EXIT_USAGE, "--dist: the logits come from --input");
+        if (o->seed_given && !o->sample)
+            die(EXIT_USAGE, "--seed: the logits come from --input (with --sample, --seed keys the draw)");
+    }
     if (kind == STAGE_TOPK && o->n_sizes)
         die(EXIT_USAGE, "--n/--sizes: this stage works on rows of logits; use --rows (B x T) and --cols (V), or --input");
     if (kind == STAGE_TOPK && o->cols > INT32_MAX)
