@@ -131,9 +131,11 @@ static int fast_split_topk(const void *x, logit_dtype dtype, size_t rows, size_t
     return fast_topk_with(KERNEL_SPLIT, x, dtype, rows, cols, k, indices, probs, NULL);
 }
 
-// A lane of fast_row adds up its share of the row (a 32nd) in float32, a chunk after another: past
-// this many logits a row, the rounding of those sums can pass the 1e-4 tolerance (the random sweep
-// of the tests finds it at some 12 million). fast may take fast_row, so it has the same limit.
+// A lane of fast_row adds up its share of the row (a 32nd) in float32, a chunk after another, and
+// each addition may round: the error of a running sum grows with its number of terms. Past this
+// many logits a row it can pass the 1e-4 tolerance: the random sweep (tests/sweep.c, whose rows
+// reach 2^24 logits; `make stress`) found rows of some 12 million that did; the sweeps since found
+// none at or below 2^21 (65 536 terms a lane). fast may take fast_row, so it has the same limit.
 #define FAST_ROW_MAX_COLS (1 << 21)
 
 static bool fast_row_fits(size_t rows, size_t cols)

@@ -67,11 +67,14 @@ __device__ __forceinline__ void largest_two(const uint4 *r, float (&best)[2])
 // may guess instead (`guess`): a row's top K are spread over the row, so the sample of n of its V
 // logits holds about lambda = K n / V of them, and the guess is the rank-th largest of the lanes'
 // two largest sampled logits (at most the sample's rank-th largest), with
-// rank = lambda + 4 sqrt(lambda) + 4. The sample holds that many of the row's top K less often than
-// once in 10 000 rows in random order: their number in the sample is close to Poisson(lambda),
-// whose chance of reaching rank is at most 2.4e-5 for lambda up to 200 (summed term by term;
-// beyond, it tends to the normal's 3.2e-5 past 4 sigma). So at least K logits of the row nearly
-// always reach the guess; the kernel checks that they did. At K = 50 and V = 50257 (float32) the
+// rank = lambda + 4 sqrt(lambda) + 4: four standard deviations of a Poisson count above its mean
+// (the + 4 for small lambda, where that tail is longer than the normal's). Why it works: while the
+// sample holds fewer than `rank` of the row's top K, its rank-th largest is not one of them, so it
+// lies at or below the row's K-th largest, and all K reach the guess, which is at most it. The
+// sample holds `rank` of them less often than once in 10 000 rows in random order: their number in
+// the sample is close to Poisson(lambda), whose chance of reaching rank is at most 2.4e-5 for
+// lambda up to 200 (summed term by term; beyond, it tends to the normal's 3.2e-5 past 4 sigma).
+// So at least K logits of the row nearly always reach the guess; the kernel checks that they did. At K = 50 and V = 50257 (float32) the
 // guess is the 10th of the sample, which some 500 logits of the row reach, against some 2 500 for
 // the sample's 50th.
 __device__ __forceinline__ int sample_rank(int k, size_t cols, int sampled, bool guess)

@@ -6,9 +6,9 @@
 // pairs in different lanes swap through shuffles; larger sorts go through shared memory, one layer
 // at a time with a __syncwarp between layers. The one large sort of a row, the K a select kept
 // (select.cuh), goes by runs of 128: each run sorted in registers, then each stage that merges
-// runs through shared memory only for its strides of 128 and up (warp_sort_by_runs). A block sorts
-// the same way, every warp taking runs of 128 (block_sort_by_runs: fast_split's candidates, past
-// the few a team of lanes can place by counting).
+// runs through shared memory only for its strides of 128 and up (team_sort_by_runs, for a warp). A
+// block sorts the same way, every warp taking runs of 128 and a __syncthreads where a warp has a
+// __syncwarp (fast_split's candidates, past the few a team of lanes can place by counting).
 // Assumes: rank_key.cuh; all 32 lanes of the warp call these together (all the block's threads,
 // for the block's sort).
 // Read next: candidates.cuh, the warp's candidate buffer, which these networks keep sorted.
@@ -95,24 +95,6 @@ __device__ __forceinline__ void warp_store_run(rank_key *buf, int base, const ra
         buf[base + threadIdx.x % WARP_SIZE + r * WARP_SIZE] = e[r];
 }
 
-// The bitonic stage that puts each bitonic run of `size` keys of buf[0..n) in order (size and n
-// powers of two, 128 <= size <= n): the layers of stride 128 and up, one shared-memory layer each;
-// then, 128 keys at a time, the layers of strides 64 down to 1, which pair keys only within those
-// 128, in registers. Of the stage's log2(size) layers, the last 7 cost one load and one store a
-// key together.
-__device__ void warp_bitonic_stage(rank_key *buf, int n, int size)
-{
-    for (int stride = size / 2; stride >= 4 * WARP_SIZE; stride /= 2)
-        warp_bitonic_layer(buf, n, size, stride);
-    for (int base = 0; base < n; base += 4 * WARP_SIZE) {
-        rank_key e[4];
-        warp_load_run(buf, base, e);
-        warp_bitonic_layers_in_registers(e, 2 * WARP_SIZE, size, base);
-        warp_store_run(buf, base, e);
-    }
-    __syncwarp();
-}
-
 // R x 32 keys of buf sorted into descending order in registers, R a lane.
 template <int R>
 __device__ __forceinline__ void warp_sort_through_registers(rank_key *buf)
@@ -140,52 +122,61 @@ __device__ void warp_sort_descending(rank_key *buf, int n)
             warp_bitonic_layer(buf, n, size, stride);
 }
 
-// The same sort for n of at least 128, once a row (the select's K at the end, select.cuh): runs of
-// 128 sorted in registers, four keys a lane, each in the direction the next stage wants; the
-// stages that merge them go through shared memory only for their strides of 128 and up
-// (warp_bitonic_stage). Of the 55 layers that sort 1 024 keys, 6 go through shared memory.
-__device__ void warp_sort_by_runs(rank_key *buf, int n)
+// Threads that share a sort: one warp (BLOCK false: its lanes, a __syncwarp between layers) or a
+// block's threads, whole warps (a __syncthreads). `self` is this thread's place in the team.
+template <bool BLOCK>
+__device__ __forceinline__ int team_self() { return BLOCK ? threadIdx.x : threadIdx.x % WARP_SIZE; }
+template <bool BLOCK>
+__device__ __forceinline__ void team_wait()
 {
-    for (int base = 0; base < n; base += 4 * WARP_SIZE) {
-        rank_key e[4];
-        warp_load_run(buf, base, e);
-        warp_sort_in_registers(e, base);
-        warp_store_run(buf, base, e);
-    }
-    __syncwarp();
-    for (int size = 8 * WARP_SIZE; size <= n; size *= 2) // runs of 256 first: two runs of 128 merged
-        warp_bitonic_stage(buf, n, size);
+    if (BLOCK)
+        __syncthreads();
+    else
+        __syncwarp();
 }
 
-// The same sort by a block of `threads` threads (whole warps), n a power of two of at least 128:
-// each warp sorts runs of 128 in registers; each stage that merges them takes its layers of stride
-// 128 and up through shared memory, a barrier each, and its strides 64 down to 1 in registers, a run
-// of 128 a warp. Of the 66 layers that sort 2 048 keys, 10 go through shared memory one at a time,
-// a barrier each: 15 barriers in all, not 66. A call, so that the registers of its runs cost the
-// kernel that calls it none.
-__device__ __noinline__ void block_sort_by_runs(rank_key *buf, int n, int threads)
+// Bitonic sort of buf[0..n) (n a power of two, at least 128) into descending key order by a team of
+// `threads` threads (32 for a warp). Each warp of the team sorts runs of 128 in registers, four keys
+// a lane, each in the direction the next stage wants. Each stage that merges runs then takes its
+// layers of stride 128 and up through shared memory, one layer at a time with the team waiting
+// after each, and its strides 64 down to 1, which pair keys only within a run of 128, in registers,
+// a run a warp: of the 55 layers that sort 1 024 keys, 6 go through shared memory; of the 66 that
+// sort 2 048, 10.
+template <bool BLOCK>
+__device__ __forceinline__ void team_sort_by_runs(rank_key *buf, int n, int threads)
 {
-    const int warp = threadIdx.x / WARP_SIZE, run_step = threads / WARP_SIZE * 4 * WARP_SIZE;
-    for (int base = warp * 4 * WARP_SIZE; base < n; base += run_step) {
+    const int self = team_self<BLOCK>(), step = threads / WARP_SIZE * 4 * WARP_SIZE;
+    const int first = BLOCK ? threadIdx.x / WARP_SIZE * 4 * WARP_SIZE : 0; // this warp's first run
+    for (int base = first; base < n; base += step) {
         rank_key e[4];
         warp_load_run(buf, base, e);
         warp_sort_in_registers(e, base);
         warp_store_run(buf, base, e);
     }
-    __syncthreads();
-    for (int size = 8 * WARP_SIZE; size <= n; size *= 2) {
+    team_wait<BLOCK>();
+    for (int size = 8 * WARP_SIZE; size <= n; size *= 2) { // runs of 256 first: two runs of 128 merged
         for (int stride = size / 2; stride >= 4 * WARP_SIZE; stride /= 2) {
-            bitonic_layer(buf, n, size, stride, threadIdx.x, threads);
-            __syncthreads();
+            bitonic_layer(buf, n, size, stride, self, threads);
+            team_wait<BLOCK>();
         }
-        for (int base = warp * 4 * WARP_SIZE; base < n; base += run_step) {
+        for (int base = first; base < n; base += step) {
             rank_key e[4];
             warp_load_run(buf, base, e);
             warp_bitonic_layers_in_registers(e, 2 * WARP_SIZE, size, base);
             warp_store_run(buf, base, e);
         }
-        __syncthreads();
+        team_wait<BLOCK>();
     }
+}
+
+// The warp's sort, once a row (the select's K at the end, select.cuh).
+__device__ void warp_sort_by_runs(rank_key *buf, int n) { team_sort_by_runs<false>(buf, n, WARP_SIZE); }
+
+// The block's sort (fast_split's candidates). A call, so that the registers of its runs cost the
+// kernel that calls it none.
+__device__ __noinline__ void block_sort_by_runs(rank_key *buf, int n, int threads)
+{
+    team_sort_by_runs<true>(buf, n, threads);
 }
 
 #endif
