@@ -170,8 +170,8 @@ static int default_run(const stage_context *st)
 }
 
 /* Refuses, before the GPU is opened, top-k of rows x cols logits of dtype where the variant named by
- * --variant, the one --output writes or the one that draws (drawer, with --sample) cannot take it by
- * its stated limits. */
+ * --variant (without it, every variant), the one --output writes or the one that draws (drawer, with
+ * --sample) cannot take it by its stated limits. */
 static void refuse_past_limits(const stage_context *st, size_t rows, size_t cols, logit_dtype dtype, int k,
                                const topk_variant *drawer)
 {
@@ -179,6 +179,21 @@ static void refuse_past_limits(const stage_context *st, size_t rows, size_t cols
     char why[128];
     if (named && topk_refusal(named, rows, cols, k, dtype, why, sizeof why))
         die(EXIT_USAGE, "--variant %s %s", named->name, why);
+    if (!named) { /* every variant runs, each that can: refused only where none can */
+        char line[1024] = "";
+        bool taken = false;
+        for (int v = 0; v < N_VARIANTS && !taken; v++) {
+            if (!stage_chosen(st, all[v]->name))
+                continue;
+            if (topk_refusal(all[v], rows, cols, k, dtype, why, sizeof why))
+                snprintf(line + strlen(line), sizeof line - strlen(line), "%s%s %s", *line ? "; " : "",
+                         all[v]->name, why);
+            else
+                taken = true;
+        }
+        if (!taken)
+            die(EXIT_USAGE, "no variant takes %zu x %zu at K = %d: %s", rows, cols, k, line);
+    }
     const topk_variant *writer = output_writer(st);
     if (st->opts.output_prefix && topk_refusal(writer, rows, cols, k, dtype, why, sizeof why))
         die(EXIT_USAGE, "--output: %s %s", writer->name, why);
@@ -262,8 +277,8 @@ static void refuse_overwriting(const cli_options *o)
         free(outputs[f]);
 }
 
-/* The logits of --input, whose header `file` holds: read whole, the same shape and type, and no NaN
- * or +inf among them. */
+/* The logits of --input, whose header `file` holds: read whole, the same shape and type, no NaN or
+ * +inf among them, and no row of nothing but -inf. */
 static void read_input_logits(const char *path, npy_logits *file)
 {
     const npy_logits header = *file;
@@ -278,6 +293,9 @@ static void read_input_logits(const char *path, npy_logits *file)
     if (what)
         die(EXIT_USAGE, "--input %s: logit %s is %s: top-K of a softmax with a NaN (or +inf) logit is not defined; "
             "mask with -inf instead", quote_arg(path).text, where, what);
+    if (npy_find_masked_row(file, where, sizeof where))
+        die(EXIT_USAGE, "--input %s: row %s is all -inf: a row with every logit masked has no softmax, so no top K",
+            quote_arg(path).text, where);
 }
 
 /* What --sample asks for: the draw's settings (per-row arrays on the host) and which kernel draws. */
@@ -470,6 +488,10 @@ int main(int argc, char **argv)
         die(EXIT_USAGE, "--output needs --input or --rows/--cols");
     if (!cols && (o->k || o->k_path || o->dtype_given))
         die(EXIT_USAGE, "--k and --dtype go with --rows/--cols (the default run sets its own)");
+    if (!cols && input_largest_magnitude(o->input) > dtype_largest(DTYPE_F16))
+        die(EXIT_USAGE, "--range %.9g:%.9g: the default run draws fp16 logits too, and --dist %s would draw numbers "
+            "past fp16's largest, %.9g (with --rows and --cols it draws float32 alone)", o->input.lo, o->input.hi,
+            dist_name(o->input.dist), dtype_largest(DTYPE_F16));
     if (o->sampling_given && !o->sample)
         die(EXIT_USAGE, "--temperature, --top-p and --min-p go with --sample");
     if (o->k_path && !o->sample)

@@ -494,6 +494,29 @@ const char *npy_find_nan_or_inf(const npy_logits *a, char *where, size_t where_l
     return isnan(x) ? "NaN" : "+inf";
 }
 
+bool npy_find_masked_row(const npy_logits *a, char *where, size_t where_len)
+{
+    const size_t size = dtype_size(a->dtype);
+    for (size_t r = 0; r < a->rows; r++) {
+        bool number = false;
+        for (size_t c = 0; c < a->cols && !number; c++) {
+            float x;
+            decode_logits((const unsigned char *)a->data + (r * a->cols + c) * size, &x, 1, a->dtype);
+            number = x > -INFINITY;
+        }
+        if (number)
+            continue;
+        size_t place[NPY_MAX_DIMS], rest = r; /* the row's place in every dimension but the last */
+        for (int d = a->ndim - 2; d >= 0; d--) {
+            place[d] = rest % a->shape[d];
+            rest /= a->shape[d];
+        }
+        snprintf(where, where_len, "%s", print_dims(place, a->ndim - 1, "[]").text);
+        return true;
+    }
+    return false;
+}
+
 void npy_logits_free(npy_logits *a)
 {
     free(a->data);

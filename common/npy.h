@@ -6,6 +6,7 @@
 #ifndef COMMON_NPY_H
 #define COMMON_NPY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -65,6 +66,11 @@ int npy_parse_logits(const void *bytes, size_t n, npy_logits *out, char *err, si
  * file's own shape into `where`, "[b, t, v]" for a 3-D file and "[r, v]" for a 2-D one, and returns
  * "NaN" or "+inf"; returns NULL, leaving `where` alone, when every logit is a number or -inf. */
 const char *npy_find_nan_or_inf(const npy_logits *a, char *where, size_t where_len);
+
+/* Whether `a` has a row (its logits along the last dimension) of nothing but -inf, which has no
+ * softmax: writes the first such row's place into `where`, "[b, t]" for a 3-D file and "[r]" for a
+ * 2-D one. Every logit is a number or -inf (npy_find_nan_or_inf found none). */
+bool npy_find_masked_row(const npy_logits *a, char *where, size_t where_len);
 
 void npy_logits_free(npy_logits *a);
 

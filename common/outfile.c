@@ -2,6 +2,7 @@
 #include "outfile.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #ifndef NAME_MAX
 #define NAME_MAX 255 /* the longest name of a file, where limits.h leaves it to pathconf */
@@ -12,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -47,8 +47,18 @@ typedef struct {
 static entry entries[OUTFILE_MAX];
 static _Atomic bool ending;
 
-static const int handled[] = {SIGHUP,  SIGINT,    SIGQUIT, SIGPIPE, SIGTERM, SIGALRM, SIGVTALRM,
-                              SIGPROF, SIGUSR1,   SIGUSR2, SIGXCPU, SIGXFSZ};
+/* Every signal that ends a program by default and can be caught, but the real-time ones, which
+ * install_cleanup adds (SIGRTMIN is not a constant); SIGKILL and SIGSTOP cannot be caught. */
+static const int handled[] = {SIGHUP,  SIGINT,  SIGQUIT, SIGILL,  SIGTRAP, SIGABRT, SIGBUS,    SIGFPE,
+                              SIGUSR1, SIGSEGV, SIGUSR2, SIGPIPE, SIGALRM, SIGTERM, SIGVTALRM, SIGPROF,
+                              SIGXCPU, SIGXFSZ, SIGSYS,  SIGPOLL,
+#ifdef SIGPWR
+                              SIGPWR,
+#endif
+#ifdef SIGSTKFLT
+                              SIGSTKFLT,
+#endif
+};
 static sigset_t handled_set;
 
 /* The signal handler's work, and the cleanup at exit, which runs on the thread that uses the table
@@ -86,11 +96,13 @@ static void install_cleanup(void)
     struct sigaction action = {.sa_handler = on_signal, .sa_flags = SA_RESETHAND};
     sigemptyset(&action.sa_mask);
     sigemptyset(&handled_set);
-    for (size_t i = 0; i < sizeof handled / sizeof handled[0]; i++) {
-        sigaddset(&handled_set, handled[i]);
+    const int n_listed = (int)(sizeof handled / sizeof handled[0]), n_realtime = SIGRTMAX - SIGRTMIN + 1;
+    for (int i = 0; i < n_listed + n_realtime; i++) {
+        const int sig = i < n_listed ? handled[i] : SIGRTMIN + (i - n_listed);
+        sigaddset(&handled_set, sig);
         struct sigaction old;
-        if (sigaction(handled[i], NULL, &old) == 0 && old.sa_handler == SIG_DFL)
-            sigaction(handled[i], &action, NULL);
+        if (sigaction(sig, NULL, &old) == 0 && old.sa_handler == SIG_DFL)
+            sigaction(sig, &action, NULL);
     }
 }
 
@@ -153,11 +165,35 @@ static void temp_name(char *temp, size_t len, const char *target)
         snprintf(temp, len, "%.*s/.outfile-XXXXXX", (int)(slash - target), target);
 }
 
+/* 0 where the rename at the end may replace what target (an absolute path) names, or -1 with errno
+ * set, found now rather than after the run: a file there that this user may not write (EACCES; a
+ * read-only file is kept, as a shell's ">" would keep it), or one of another user's in a directory
+ * with the sticky bit (/tmp's), which only its owner, the directory's or root may replace (EPERM). */
+static int may_replace(const char *target)
+{
+    struct stat st, parent;
+    if (stat(target, &st) != 0)
+        return 0; /* a new file */
+    if (faccessat(AT_FDCWD, target, W_OK, AT_EACCESS) != 0)
+        return -1;
+    char dir[PATH_MAX];
+    const char *slash = strrchr(target, '/');
+    const size_t len = slash == target ? 1 : (size_t)(slash - target);
+    memcpy(dir, target, len);
+    dir[len] = '\0';
+    const uid_t me = geteuid();
+    if (stat(dir, &parent) == 0 && (parent.st_mode & S_ISVTX) && me != 0 && st.st_uid != me && parent.st_uid != me) {
+        errno = EPERM;
+        return -1;
+    }
+    return 0;
+}
+
 FILE *outfile_open(const char *path)
 {
     char target[PATH_MAX];
     mode_t mode;
-    if (resolve(path, target, &mode) != 0)
+    if (resolve(path, target, &mode) != 0 || may_replace(target) != 0)
         return NULL;
     entry *e = entries;
     while (e < entries + OUTFILE_MAX && atomic_load(&e->state) != FREE)

@@ -3,9 +3,8 @@
  * FILE's name is too long to take six more characters), and renamed over the
  * file only when it is complete and flushed to the disk: a run that fails, dies or is interrupted
  * leaves the file as it was. The temporaries not yet renamed are removed when the program exits
- * (die() included) and when a signal ends it (SIGHUP, SIGINT, SIGQUIT, SIGPIPE, SIGTERM, the timers'
- * SIGALRM, SIGVTALRM and SIGPROF, SIGUSR1, SIGUSR2, and the limits' SIGXCPU and SIGXFSZ), on
- * whichever thread the signal lands (CUDA starts threads of its own).
+ * (die() included) and when a signal ends it (any whose default action ends a program and that can
+ * be caught: all but SIGKILL), on whichever thread the signal lands (CUDA starts threads of its own).
  *
  * The file is the one the path names once symbolic links are followed: a link stays as it is and
  * the file it points to is replaced. A file that is there keeps its permission bits (the new one
@@ -15,7 +14,9 @@
  * rather than write to it.
  *
  * Creating the temporary is also the check that the path can be written at all, so a program opens
- * its outputs before the long work, and finds a missing directory at once. A program opens at most
+ * its outputs before the long work, and finds a missing directory at once; so is the check that the
+ * rename may replace the file there (not one this user may not write, nor another user's in a
+ * sticky directory such as /tmp). A program opens at most
  * OUTFILE_MAX outputs in its life, all from one thread. */
 #ifndef COMMON_OUTFILE_H
 #define COMMON_OUTFILE_H

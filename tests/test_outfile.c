@@ -141,6 +141,65 @@ Test(outfile, a_path_that_cannot_be_written_is_found_at_open)
     cr_expect_eq(errno, ENOENT);
 }
 
+/* Runs `check` in a child process as a user other than root (nobody's uid and gid, 65534) where the
+ * test runs as root, who may write any file; the test fails if the child does. */
+static void as_a_plain_user(void (*check)(void))
+{
+    fflush(NULL);
+    const pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0) {
+        if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0))
+            _exit(97);
+        check();
+        _exit(0);
+    }
+    int status;
+    cr_assert_eq(waitpid(pid, &status, 0), pid);
+    cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the child's status %#x", status);
+}
+
+static void expect_refused_with(int want)
+{
+    errno = 0;
+    FILE *out = outfile_open(path);
+    if (out || errno != want) {
+        fprintf(stderr, "outfile_open: %s, errno %d (want %d)\n", out ? "opened" : "refused", errno, want);
+        _exit(1);
+    }
+}
+static void expect_eacces(void) { expect_refused_with(EACCES); }
+static void expect_eperm(void) { expect_refused_with(EPERM); }
+
+/* A read-only file is kept, as a shell's ">" would keep it: refused at open, not replaced by the
+ * rename (which needs only the directory's permission). */
+Test(outfile, a_file_this_user_may_not_write_is_refused_at_open)
+{
+    setup_old_file("old\n");
+    cr_assert_eq(chmod(dir, 0777), 0);
+    cr_assert_eq(chmod(path, 0444), 0);
+    as_a_plain_user(expect_eacces);
+    expect_contents("old\n");
+    cr_expect_eq(temporaries(), 0);
+    remove_dir();
+}
+
+/* In a directory with the sticky bit (as /tmp), only a file's owner, the directory's or root may
+ * rename over it: another user's file, writable or not, is refused at open, not at the commit after
+ * the run. */
+Test(outfile, another_users_file_in_a_sticky_directory_is_refused_at_open)
+{
+    if (geteuid() != 0)
+        cr_skip_test("needs root, to make a file of another user than the one who runs the check");
+    setup_old_file("old\n");
+    cr_assert_eq(chmod(dir, 01777), 0);
+    cr_assert_eq(chmod(path, 0666), 0);
+    as_a_plain_user(expect_eperm);
+    expect_contents("old\n");
+    cr_expect_eq(temporaries(), 0);
+    remove_dir();
+}
+
 /* Renaming over a directory, a device, a pipe or a link to nothing would replace it: each is
  * refused at open, and a pipe without waiting for a reader. */
 Test(outfile, a_path_that_is_not_a_regular_file_is_refused)
@@ -233,6 +292,7 @@ static int end_child(void (*how)(void))
         /* A program of its own: the signals as a fresh process has them. */
         signal(SIGINT, SIG_DFL);
         signal(SIGTERM, SIG_DFL);
+        signal(SIGRTMIN, SIG_DFL);
         FILE *out = outfile_open(path);
         if (!out)
             _exit(99);
@@ -253,6 +313,7 @@ static void by_exit(void) { exit(3); }
 static void by_die(void) { die(1, "a failure the test asked for"); }
 static void by_sigterm(void) { raise(SIGTERM); }
 static void by_sigint(void) { raise(SIGINT); }
+static void by_sigrtmin(void) { raise(SIGRTMIN); }
 static void by_opening_too_many(void)
 {
     for (int i = 0; i < OUTFILE_MAX; i++)
@@ -285,6 +346,8 @@ Test(outfile, a_signal_removes_the_temporary_and_still_ends_the_program)
     cr_expect(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM, "status %#x", status);
     status = end_child(by_sigint);
     cr_expect(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT, "status %#x", status);
+    status = end_child(by_sigrtmin); /* a real-time signal, which ends a program by default too */
+    cr_expect(WIFSIGNALED(status) && WTERMSIG(status) == SIGRTMIN, "status %#x", status);
 }
 
 /* What the programs call: a path the user can fix is exit 2, with one line that names it. */

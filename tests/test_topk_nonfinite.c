@@ -127,6 +127,37 @@ Test(nan_rule, stage06_refuses_a_file_with_a_nan_or_plus_inf_logit)
     remove(path);
 }
 
+/* A row of nothing but -inf has no softmax (its reference probabilities are NaN, which no kernel's
+ * can match): stage 06 refuses the file before the GPU, naming the first such row in the file's
+ * shape, where it would otherwise fail the check after the run, as if the machine were at fault. */
+Test(nan_rule, stage06_refuses_a_file_with_a_row_of_only_minus_inf)
+{
+    enum { V = 7 };
+    static float x[2 * 3 * V];
+    for (int i = 0; i < 2 * 3 * V; i++)
+        x[i] = (float)(i % 5);
+    for (int c = 0; c < V; c++)
+        x[(1 * 3 + 2) * V + c] = -INFINITY;
+    x[(0 * 3 + 1) * V + 3] = -INFINITY; /* one masked logit in a row of numbers: no refusal */
+    char path[64], args[128], want[512];
+    snprintf(path, sizeof path, "/tmp/masked-row-%d.npy", (int)getpid());
+    snprintf(args, sizeof args, "--input %s --k 3", path);
+    save_npy(path, "<f4", 4, (const size_t[]){2, 3, V}, 3, x);
+    snprintf(want, sizeof want, "run: --input %s: row [1, 2] is all -inf: a row with every logit masked has no "
+             "softmax, so no top K\n", path);
+    const outcome o = run_stage("06_fused_topk", args);
+    cr_expect_eq(o.status, 2);
+    cr_expect_str_eq(o.err, want);
+    remove(path);
+
+    npy_logits a = {.dtype = DTYPE_F32, .ndim = 2, .shape = {6, V}, .rows = 6, .cols = V, .data = x};
+    char where[64] = "";
+    cr_expect(npy_find_masked_row(&a, where, sizeof where));
+    cr_expect_str_eq(where, "[5]");
+    x[(1 * 3 + 2) * V + V - 1] = 2.0f; /* its last logit a number: every row has one */
+    cr_expect_not(npy_find_masked_row(&a, where, sizeof where));
+}
+
 /* -inf logits are masked ones: the file passes the check, and every variant's answer passes
  * verification (with no GPU, the program stops after the check, exit 1). */
 Test(nan_rule, stage06_takes_minus_inf_logits)
