@@ -490,7 +490,7 @@ int main(int argc, char **argv)
         die(EXIT_USAGE, "--k and --dtype go with --rows/--cols (the default run sets its own)");
     if (!cols && input_largest_magnitude(o->input) > dtype_largest(DTYPE_F16))
         die(EXIT_USAGE, "--range %.9g:%.9g: the default run draws fp16 logits too, and --dist %s would draw numbers "
-            "past fp16's largest, %.9g (with --rows and --cols it draws float32 alone)", o->input.lo, o->input.hi,
+            "past fp16's largest, %.9g (with --rows and --cols it draws --dtype's alone, float32 by default)", o->input.lo, o->input.hi,
             dist_name(o->input.dist), dtype_largest(DTYPE_F16));
     if (o->sampling_given && !o->sample)
         die(EXIT_USAGE, "--temperature, --top-p and --min-p go with --sample");

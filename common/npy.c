@@ -496,13 +496,16 @@ const char *npy_find_nan_or_inf(const npy_logits *a, char *where, size_t where_l
 
 bool npy_find_masked_row(const npy_logits *a, char *where, size_t where_len)
 {
+    enum { CHUNK = 256 }; /* a row decoded a chunk at a time: most rows end at their first chunk */
     const size_t size = dtype_size(a->dtype);
     for (size_t r = 0; r < a->rows; r++) {
         bool number = false;
-        for (size_t c = 0; c < a->cols && !number; c++) {
-            float x;
-            decode_logits((const unsigned char *)a->data + (r * a->cols + c) * size, &x, 1, a->dtype);
-            number = x > -INFINITY;
+        for (size_t first = 0; first < a->cols && !number; first += CHUNK) {
+            float x[CHUNK];
+            const size_t count = a->cols - first < CHUNK ? a->cols - first : CHUNK;
+            decode_logits((const unsigned char *)a->data + (r * a->cols + first) * size, x, count, a->dtype);
+            for (size_t i = 0; i < count && !number; i++)
+                number = x[i] > -INFINITY;
         }
         if (number)
             continue;

@@ -47,11 +47,13 @@ typedef struct {
 static entry entries[OUTFILE_MAX];
 static _Atomic bool ending;
 
-/* Every signal that ends a program by default and can be caught, but the real-time ones, which
- * install_cleanup adds (SIGRTMIN is not a constant); SIGKILL and SIGSTOP cannot be caught. */
-static const int handled[] = {SIGHUP,  SIGINT,  SIGQUIT, SIGILL,  SIGTRAP, SIGABRT, SIGBUS,    SIGFPE,
-                              SIGUSR1, SIGSEGV, SIGUSR2, SIGPIPE, SIGALRM, SIGTERM, SIGVTALRM, SIGPROF,
-                              SIGXCPU, SIGXFSZ, SIGSYS,  SIGPOLL,
+/* Every signal that ends a program by default and is sent to it (the real-time ones too, which
+ * install_cleanup adds: SIGRTMIN is not a constant); not SIGKILL, which cannot be caught, nor the
+ * faults a bug raises on the faulting thread (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS):
+ * those cannot be blocked while an entry is BUSY, and a handler that waited for that entry on the
+ * thread that holds it would wait for ever. */
+static const int handled[] = {SIGHUP,  SIGINT,    SIGQUIT, SIGABRT, SIGUSR1, SIGUSR2, SIGPIPE, SIGALRM,
+                              SIGTERM, SIGVTALRM, SIGPROF, SIGXCPU, SIGXFSZ, SIGPOLL,
 #ifdef SIGPWR
                               SIGPWR,
 #endif

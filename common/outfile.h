@@ -3,8 +3,9 @@
  * FILE's name is too long to take six more characters), and renamed over the
  * file only when it is complete and flushed to the disk: a run that fails, dies or is interrupted
  * leaves the file as it was. The temporaries not yet renamed are removed when the program exits
- * (die() included) and when a signal ends it (any whose default action ends a program and that can
- * be caught: all but SIGKILL), on whichever thread the signal lands (CUDA starts threads of its own).
+ * (die() included) and when a signal sent to it ends it (any whose default action ends a program,
+ * but SIGKILL, which cannot be caught, and the faults of a bug: SIGSEGV, SIGBUS, SIGFPE, SIGILL,
+ * SIGTRAP, SIGSYS), on whichever thread the signal lands (CUDA starts threads of its own).
  *
  * The file is the one the path names once symbolic links are followed: a link stays as it is and
  * the file it points to is replaced. A file that is there keeps its permission bits (the new one
@@ -33,9 +34,10 @@ extern "C" {
 #define OUTFILE_MAX 6
 
 /* A stream to the temporary of `path`; or NULL with errno set when it cannot be made: EISDIR when
- * the path names a directory, EINVAL when it names something else that is not a regular file, else
- * the errno of the call that failed (ENOENT, EACCES, ENAMETOOLONG, ...). An output past the
- * program's OUTFILE_MAX is a bug: one line, exit 1. */
+ * the path names a directory, EINVAL when it names something else that is not a regular file,
+ * EACCES when a file is there that this user may not write, EPERM when it is another user's in a
+ * sticky directory, else the errno of the call that failed (ENOENT, EACCES, ENAMETOOLONG, ...). An
+ * output past the program's OUTFILE_MAX is a bug: one line, exit 1. */
 FILE *outfile_open(const char *path);
 
 /* Puts n outputs in place together: flushes each stream and fsyncs its temporary, and only when all

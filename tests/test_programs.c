@@ -91,7 +91,7 @@ Test(programs, shapes_that_cannot_run_are_one_line_and_exit_2)
         /* The default run draws bf16 and fp16 logits from --range as well as float32. */
         {"06_fused_topk", "--range 0:100000",
          "run: --range 0:100000: the default run draws fp16 logits too, and --dist uniform would draw numbers past "
-         "fp16's largest, 65504 (with --rows and --cols it draws float32 alone)\n"},
+         "fp16's largest, 65504 (with --rows and --cols it draws --dtype's alone, float32 by default)\n"},
         {"04_warp", "--variant warp_per_row --rows 2 --cols 2000",
          "run: --variant warp_per_row handles rows of at most 1024 columns, not 2 x 2000\n"},
         {"04_warp", "--variant fused_warp --rows 4 --cols 8",
