@@ -37,12 +37,13 @@ END {
     # Arithmetic intensity of online, FLOP per element counted from the recurrence as online.cu
     # writes it: the statistic m' = max(m, x), d' = d * exp(m - m') + exp(x - m') is a max, two
     # subtractions, two exps, a multiply and an add (7); the normalize y = exp(x - m) / d a
-    # subtraction, an exp and a multiply by 1/d (3). With each exp counted as one: 10. __expf is a
-    # multiply by log2 e and then the SFU's ex2, two instructions; counting each of the three exps
-    # so: 13. (The kernel rescales d once per four elements, so it does a little less.)
+    # subtraction, an exp and a multiply by 1/d (3). With each exp counted as one: 10. __expf does
+    # two operations, a multiply by log2 e and then the SFU's ex2 (its other three instructions only
+    # handle results too small for ex2 alone, GLOSSARY.md); counting each of the three exps so: 13.
+    # (The kernel rescales d once per four elements, so it does a little less.)
     flop = 10; exps = 3
     block("intensity:05_online")
-    printf "- online: %d FLOP per element with each exp counted as one, %d with each exp counted as the two instructions `__expf` is (a multiply by log2 e, the SFU's ex2); over the %s bytes per element it moves, %.2f and %.2f FLOP per byte.\n", \
+    printf "- online: %d FLOP per element with each exp counted as one, %d with each exp counted as the two operations of `__expf` (a multiply by log2 e, the SFU's ex2; its other three instructions handle results too small for ex2 alone); over the %s bytes per element it moves, %.2f and %.2f FLOP per byte.\n", \
         flop, flop + exps, val[on, "bytes_per_elem"], flop / val[on, "bytes_per_elem"], (flop + exps) / val[on, "bytes_per_elem"]
 
     block("findings:05_rows")
