@@ -98,8 +98,10 @@ profile:
 
 sass:
 	$(MAKE) -C $(chosen_stage)
+	@command -v $(CUOBJDUMP) >/dev/null || { echo "make sass: $(CUOBJDUMP) not found (the CUDA toolkit has it: CUOBJDUMP=/path/to/cuobjdump)"; exit 1; }
 	cd $(chosen_stage) && for cu in $$(find . -name '*.cu' -not -path './build/*' | sort); do \
-	    cu=$${cu#./}; $(CUOBJDUMP) -sass build/$(chosen_stage)/$${cu%.cu}.o || exit 1; done | c++filt
+	    cu=$${cu#./}; $(CUOBJDUMP) -sass build/$(chosen_stage)/$${cu%.cu}.o > build/sass.txt && c++filt < build/sass.txt || exit 1; \
+	done; rm -f build/sass.txt
 
 # The fuzz targets of tests/fuzz/, each from its corpus. libFuzzer comes with clang (Debian: the
 # clang package); it is there when FUZZ_CC links an empty target with -fsanitize=fuzzer.
@@ -110,6 +112,20 @@ HAVE_LIBFUZZER = $(shell echo 'int LLVMFuzzerTestOneInput(const char *d, unsigne
 fuzz:
 	$(if $(HAVE_LIBFUZZER),,$(error make fuzz needs clang with libFuzzer (-fsanitize=fuzzer), and FUZZ_CC=$(FUZZ_CC) has none))
 	$(MAKE) -C tests fuzz FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_CC=$(FUZZ_CC)
+
+# The variables a target takes, checked when make reads this file, before anything is built: one
+# line and exit 2.
+positive = $(shell printf '%s' '$(1)' | grep -Eqx '0*[1-9][0-9]*' && echo yes)
+ifneq ($(filter sanitize,$(MAKECMDGOALS)),)
+  $(if $(STAGE),$(if $(call stage_dir,$(STAGE)),,$(error make sanitize STAGE=$(STAGE): give a stage, 1 to 6, or no STAGE for all)))
+endif
+ifneq ($(filter stress,$(MAKECMDGOALS)),)
+  $(if $(call positive,$(STRESS_CASES)),,$(error make stress: STRESS_CASES=$(STRESS_CASES): give a whole number of cases, 1 or more))
+  $(if $(SWEEP_SEED),$(if $(shell printf '%s' '$(SWEEP_SEED)' | grep -Eqx '[0-9]+' && echo yes),,$(error make stress: SWEEP_SEED=$(SWEEP_SEED): give a whole number)))
+endif
+ifneq ($(filter fuzz,$(MAKECMDGOALS)),)
+  $(if $(call positive,$(FUZZ_SECONDS)),,$(error make fuzz: FUZZ_SECONDS=$(FUZZ_SECONDS): give a whole number of seconds, 1 or more))
+endif
 
 plots:
 	@command -v gnuplot >/dev/null || $(MAKE) deps

@@ -26,14 +26,18 @@ ifeq ($(origin ARCH),undefined)
     ARCH_SOURCE := no GPU found: default
   endif
 endif
+ifeq ($(origin ARCH),environment)
+  ARCH_SOURCE ?= set in the environment
+endif
 ARCH_SOURCE ?= set on the command line
 export ARCH ARCH_SOURCE
 
+# Each architecture sm_ and a number; the newest by number (100 is newer than 90), for the PTX.
 ARCH_LIST := $(subst $(comma), ,$(ARCH))
-ifneq ($(filter-out sm_%,$(ARCH_LIST)),)
+ifneq ($(or $(if $(ARCH_LIST),,empty),$(shell printf '%s\n' $(ARCH_LIST) | grep -Evx 'sm_[0-9]+')),)
   $(error ARCH must name architectures like sm_90 or "sm_80 sm_90", got '$(ARCH)')
 endif
-ARCH_NEWEST := $(lastword $(sort $(ARCH_LIST:sm_%=%)))
+ARCH_NEWEST := $(shell printf '%s\n' $(ARCH_LIST:sm_%=%) | sort -n | tail -n 1)
 GENCODE := $(foreach a,$(ARCH_LIST),-gencode arch=compute_$(a:sm_%=%),code=$(a)) \
            -gencode arch=compute_$(ARCH_NEWEST),code=compute_$(ARCH_NEWEST)
 
@@ -74,11 +78,12 @@ COMMON_SRCS := check.c cli.c inputs.c reference.c verify.c gpu.c report.c bench.
                dtype.c npy.c outfile.c topk.c topk_bench.c host_threads.c sample.c
 COMMON_OBJS := $(patsubst %,$(BUILD)/common/%.o,$(basename $(COMMON_SRCS)))
 
-# $(BUILD)/arch.txt holds the -gencode and cuDNN flags and NVCC_EXTRA; it changes only when they do,
-# and every object depends on it, so a new ARCH (or CUDNN_HOME, or NVCC_EXTRA) rebuilds everything
-# and an unchanged one rebuilds nothing (an empty NVCC_EXTRA adds nothing to it, not even a space).
+# $(BUILD)/arch.txt holds the compilers, the -gencode and cuDNN flags and NVCC_EXTRA; it changes only
+# when they do, and every object depends on it, so a new ARCH (or NVCC, CC, CUDNN_HOME, NVCC_EXTRA)
+# rebuilds everything and an unchanged one rebuilds nothing (an empty NVCC_EXTRA adds nothing to it,
+# not even a space).
 ARCH_STAMP := $(BUILD)/arch.txt
-STAMP_TEXT := $(GENCODE) $(CUDNN_FLAGS)$(if $(NVCC_EXTRA), $(NVCC_EXTRA))
+STAMP_TEXT := $(NVCC) $(CC) $(GENCODE) $(CUDNN_FLAGS)$(if $(NVCC_EXTRA), $(NVCC_EXTRA))
 $(shell mkdir -p $(BUILD); echo '$(STAMP_TEXT)' | cmp -s - $(ARCH_STAMP) || echo '$(STAMP_TEXT)' > $(ARCH_STAMP))
 
 $(BUILD)/%.o: $(ROOT)/%.c $(ARCH_STAMP)

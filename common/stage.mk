@@ -9,7 +9,8 @@
 BUILD := build
 include $(dir $(lastword $(MAKEFILE_LIST)))build.mk
 
-STAGE_DIR := $(notdir $(CURDIR))
+# The stage's folder: the last part of the path, even where a folder above has a space in its name.
+STAGE_DIR := $(lastword $(subst /, ,$(CURDIR)))
 OBJS := $(patsubst %,$(BUILD)/$(STAGE_DIR)/%.o,$(basename $(STAGE_SRCS))) \
         $(patsubst %,$(BUILD)/%.o,$(basename $(LINKED_SRCS))) $(COMMON_OBJS)
 

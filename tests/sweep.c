@@ -18,6 +18,7 @@
 #include "sweep.h"
 
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -205,34 +206,40 @@ typedef struct {
     size_t failures;   /* the course's variants' failed runs */
 } sweep;
 
-/* A whole number from the environment, or `otherwise` when the variable is not set. */
+/* A whole number from the environment (digits only: strtoull would take "-1" as 2^64 - 1), or
+ * `otherwise` when the variable is not set. */
 static uint64_t env_number(const char *name, uint64_t otherwise)
 {
     const char *text = getenv(name);
     if (!text || !*text)
         return otherwise;
     char *end;
-    const unsigned long long v = strtoull(text, &end, 0);
-    cr_assert(*end == '\0', "%s must be a whole number, not '%s'", name, text);
+    errno = 0;
+    const unsigned long long v = strtoull(text, &end, 10);
+    cr_assert(*text >= '0' && *text <= '9' && *end == '\0' && errno == 0, "%s must be a whole number, not '%s'", name,
+              text);
     return v;
 }
 
-/* Opens the GPU (or skips), reads the environment and prints the line a run is replayed from. The
- * caller then names the variants (add_variant). */
+/* Reads the environment (a bad value fails the test, GPU or not), opens the GPU (or skips) and
+ * prints the line a run is replayed from. The caller then names the variants (add_variant). */
 static sweep sweep_start(int stage)
 {
-    gpu_info gpu;
-    open_gpu_or_skip(&gpu);
     sweep s = {.stage = stage, .seed = env_number("SWEEP_SEED", DEFAULT_SEED)};
     s.end = env_number("SWEEP_CASES", DEFAULT_CASES);
+    cr_assert(s.end > 0, "SWEEP_CASES must be 1 or more");
     s.verbose = env_number("SWEEP_VERBOSE", 0) != 0;
-    if (getenv("SWEEP_CASE") && *getenv("SWEEP_CASE")) {
+    const bool one_case = getenv("SWEEP_CASE") && *getenv("SWEEP_CASE");
+    if (one_case) {
         s.first = env_number("SWEEP_CASE", 0);
         s.end = s.first + 1;
-        fprintf(stderr, "sweep: stage %d, seed %llu, case %zu alone\n", stage, (unsigned long long)s.seed, s.first);
-    } else {
-        fprintf(stderr, "sweep: stage %d, seed %llu, %zu cases\n", stage, (unsigned long long)s.seed, s.end);
     }
+    gpu_info gpu;
+    open_gpu_or_skip(&gpu);
+    if (one_case)
+        fprintf(stderr, "sweep: stage %d, seed %llu, case %zu alone\n", stage, (unsigned long long)s.seed, s.first);
+    else
+        fprintf(stderr, "sweep: stage %d, seed %llu, %zu cases\n", stage, (unsigned long long)s.seed, s.end);
     return s;
 }
 
