@@ -10,7 +10,7 @@ DEPS_PACKAGES := libcriterion-dev gnuplot-nox
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
 # (stageN is a pattern rule, so it is not listed as phony: make skips pattern rules for those)
-.PHONY: all help test-build test stress sanitize profile sass fuzz plots reproduce deps clean $(STAGES)
+.PHONY: all help stage test-build test stress sanitize profile sass fuzz plots reproduce deps clean $(STAGES)
 
 all: $(STAGES)
 
@@ -45,6 +45,14 @@ help:
 
 $(STAGES):
 	$(MAKE) -C $@
+
+# clean beside a build in one command (make -j8 clean stage4) would race with it: one at a time then.
+ifneq ($(filter clean,$(MAKECMDGOALS)),)
+.NOTPARALLEL:
+endif
+
+stage:
+	@echo "make stageN builds stage N, 1 to 6 (make stage1 ... make stage6)"; exit 2
 
 stage%:
 	@test -n "$(call stage_dir,$*)" || { echo "no stage $* in this checkout (stages: $(STAGES))"; exit 2; }
