@@ -123,13 +123,14 @@ fuzz:
 
 # The variables a target takes, checked when make reads this file, before anything is built: one
 # line and exit 2.
-positive = $(shell printf '%s' '$(1)' | grep -Eqx '0*[1-9][0-9]*' && echo yes)
+matches = $(shell printf '%s' '$(1)' | grep -Eqx '$(2)' && echo yes)
+positive = $(call matches,$(1),0*[1-9][0-9]*)
 ifneq ($(filter sanitize,$(MAKECMDGOALS)),)
   $(if $(STAGE),$(if $(call stage_dir,$(STAGE)),,$(error make sanitize STAGE=$(STAGE): give a stage, 1 to 6, or no STAGE for all)))
 endif
 ifneq ($(filter stress,$(MAKECMDGOALS)),)
   $(if $(call positive,$(STRESS_CASES)),,$(error make stress: STRESS_CASES=$(STRESS_CASES): give a whole number of cases, 1 or more))
-  $(if $(SWEEP_SEED),$(if $(shell printf '%s' '$(SWEEP_SEED)' | grep -Eqx '[0-9]+' && echo yes),,$(error make stress: SWEEP_SEED=$(SWEEP_SEED): give a whole number)))
+  $(if $(SWEEP_SEED),$(if $(call matches,$(SWEEP_SEED),[0-9]+),,$(error make stress: SWEEP_SEED=$(SWEEP_SEED): give a whole number)))
 endif
 ifneq ($(filter fuzz,$(MAKECMDGOALS)),)
   $(if $(call positive,$(FUZZ_SECONDS)),,$(error make fuzz: FUZZ_SECONDS=$(FUZZ_SECONDS): give a whole number of seconds, 1 or more))

@@ -169,6 +169,30 @@ static int default_run(const stage_context *st)
     return failed;
 }
 
+/* The chosen variants that cannot take top-k of rows x cols logits of dtype by their stated limits
+ * (and where `here`, those that cannot run on this GPU), each as "NAME<between>WHY", joined by "; "
+ * into line; returns how many can. */
+static int chosen_refusals(const stage_context *st, size_t rows, size_t cols, logit_dtype dtype, int k, bool here,
+                           const char *between, char *line, size_t len)
+{
+    char why[128];
+    int takers = 0;
+    *line = '\0';
+    for (int v = 0; v < N_VARIANTS; v++) {
+        if (!stage_chosen(st, all[v]->name))
+            continue;
+        const char *reason = topk_refusal(all[v], rows, cols, k, dtype, why, sizeof why);
+        if (!reason && here && all[v]->why_not_here)
+            reason = all[v]->why_not_here();
+        if (reason)
+            snprintf(line + strlen(line), len - strlen(line), "%s%s%s%s", *line ? "; " : "", all[v]->name, between,
+                     reason);
+        else
+            takers++;
+    }
+    return takers;
+}
+
 /* Refuses, before the GPU is opened, top-k of rows x cols logits of dtype where the variant named by
  * --variant (without it, every variant), the one --output writes or the one that draws (drawer, with
  * --sample) cannot take it by its stated limits. */
@@ -176,24 +200,12 @@ static void refuse_past_limits(const stage_context *st, size_t rows, size_t cols
                                const topk_variant *drawer)
 {
     const topk_variant *named = named_variant(st);
-    char why[128];
+    char why[128], line[1024];
     if (named && topk_refusal(named, rows, cols, k, dtype, why, sizeof why))
         die(EXIT_USAGE, "--variant %s %s", named->name, why);
-    if (!named) { /* every variant runs, each that can: refused only where none can */
-        char line[1024] = "";
-        bool taken = false;
-        for (int v = 0; v < N_VARIANTS && !taken; v++) {
-            if (!stage_chosen(st, all[v]->name))
-                continue;
-            if (topk_refusal(all[v], rows, cols, k, dtype, why, sizeof why))
-                snprintf(line + strlen(line), sizeof line - strlen(line), "%s%s %s", *line ? "; " : "",
-                         all[v]->name, why);
-            else
-                taken = true;
-        }
-        if (!taken)
-            die(EXIT_USAGE, "no variant takes %zu x %zu at K = %d: %s", rows, cols, k, line);
-    }
+    /* Without --variant every variant runs that can: refused only where none can. */
+    if (!named && chosen_refusals(st, rows, cols, dtype, k, false, " ", line, sizeof line) == 0)
+        die(EXIT_USAGE, "no variant takes %zu x %zu at K = %d: %s", rows, cols, k, line);
     const topk_variant *writer = output_writer(st);
     if (st->opts.output_prefix && topk_refusal(writer, rows, cols, k, dtype, why, sizeof why))
         die(EXIT_USAGE, "--output: %s %s", writer->name, why);
@@ -205,17 +217,8 @@ static void refuse_past_limits(const stage_context *st, size_t rows, size_t cols
  * can. */
 static void say_left_out(const stage_context *st, const topk_case *c, int k)
 {
-    char line[1024] = "", why[128];
-    for (int v = 0; v < N_VARIANTS; v++) {
-        if (!stage_chosen(st, all[v]->name))
-            continue;
-        const char *reason = topk_refusal(all[v], c->rows, c->cols, k, c->dtype, why, sizeof why);
-        if (!reason && all[v]->why_not_here)
-            reason = all[v]->why_not_here();
-        if (reason)
-            snprintf(line + strlen(line), sizeof line - strlen(line), "%s%s left out: it %s", *line ? "; " : "",
-                     all[v]->name, reason);
-    }
+    char line[1024];
+    chosen_refusals(st, c->rows, c->cols, c->dtype, k, true, " left out: it ", line, sizeof line);
     if (*line)
         printf("%s.\n", line);
 }
@@ -490,8 +493,8 @@ int main(int argc, char **argv)
         die(EXIT_USAGE, "--k and --dtype go with --rows/--cols (the default run sets its own)");
     if (!cols && input_largest_magnitude(o->input) > dtype_largest(DTYPE_F16))
         die(EXIT_USAGE, "--range %.9g:%.9g: the default run draws fp16 logits too, and --dist %s would draw numbers "
-            "past fp16's largest, %.9g (with --rows and --cols it draws --dtype's alone, float32 by default)", o->input.lo, o->input.hi,
-            dist_name(o->input.dist), dtype_largest(DTYPE_F16));
+            "past fp16's largest, %.9g (with --rows and --cols it draws --dtype's alone, float32 by default)",
+            o->input.lo, o->input.hi, dist_name(o->input.dist), dtype_largest(DTYPE_F16));
     if (o->sampling_given && !o->sample)
         die(EXIT_USAGE, "--temperature, --top-p and --min-p go with --sample");
     if (o->k_path && !o->sample)

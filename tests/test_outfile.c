@@ -141,47 +141,41 @@ Test(outfile, a_path_that_cannot_be_written_is_found_at_open)
     cr_expect_eq(errno, ENOENT);
 }
 
-/* Runs `check` in a child process as a user other than root (nobody's uid and gid, 65534) where the
- * test runs as root, who may write any file; the test fails if the child does. */
-static void as_a_plain_user(void (*check)(void))
+/* out.csv holding "old", its directory and it given these modes, and an open of it in a child
+ * process, as a user other than root (nobody's uid and gid, 65534) where the test runs as root, who
+ * may write any file: the open must fail with `want`, and leave the file as it was and no temporary. */
+static void expect_refused_as_a_plain_user(mode_t dir_mode, mode_t file_mode, int want)
 {
+    setup_old_file("old\n");
+    cr_assert_eq(chmod(dir, dir_mode), 0);
+    cr_assert_eq(chmod(path, file_mode), 0);
     fflush(NULL);
     const pid_t pid = fork();
     cr_assert_geq(pid, 0);
     if (pid == 0) {
         if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0))
             _exit(97);
-        check();
+        errno = 0;
+        FILE *out = outfile_open(path);
+        if (out || errno != want) {
+            fprintf(stderr, "outfile_open: %s, errno %d (want %d)\n", out ? "opened" : "refused", errno, want);
+            _exit(1);
+        }
         _exit(0);
     }
     int status;
     cr_assert_eq(waitpid(pid, &status, 0), pid);
     cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the child's status %#x", status);
+    expect_contents("old\n");
+    cr_expect_eq(temporaries(), 0);
+    remove_dir();
 }
-
-static void expect_refused_with(int want)
-{
-    errno = 0;
-    FILE *out = outfile_open(path);
-    if (out || errno != want) {
-        fprintf(stderr, "outfile_open: %s, errno %d (want %d)\n", out ? "opened" : "refused", errno, want);
-        _exit(1);
-    }
-}
-static void expect_eacces(void) { expect_refused_with(EACCES); }
-static void expect_eperm(void) { expect_refused_with(EPERM); }
 
 /* A read-only file is kept, as a shell's ">" would keep it: refused at open, not replaced by the
  * rename (which needs only the directory's permission). */
 Test(outfile, a_file_this_user_may_not_write_is_refused_at_open)
 {
-    setup_old_file("old\n");
-    cr_assert_eq(chmod(dir, 0777), 0);
-    cr_assert_eq(chmod(path, 0444), 0);
-    as_a_plain_user(expect_eacces);
-    expect_contents("old\n");
-    cr_expect_eq(temporaries(), 0);
-    remove_dir();
+    expect_refused_as_a_plain_user(0777, 0444, EACCES);
 }
 
 /* In a directory with the sticky bit (as /tmp), only a file's owner, the directory's or root may
@@ -191,13 +185,7 @@ Test(outfile, another_users_file_in_a_sticky_directory_is_refused_at_open)
 {
     if (geteuid() != 0)
         cr_skip_test("needs root, to make a file of another user than the one who runs the check");
-    setup_old_file("old\n");
-    cr_assert_eq(chmod(dir, 01777), 0);
-    cr_assert_eq(chmod(path, 0666), 0);
-    as_a_plain_user(expect_eperm);
-    expect_contents("old\n");
-    cr_expect_eq(temporaries(), 0);
-    remove_dir();
+    expect_refused_as_a_plain_user(01777, 0666, EPERM);
 }
 
 /* Renaming over a directory, a device, a pipe or a link to nothing would replace it: each is

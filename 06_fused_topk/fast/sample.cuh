@@ -74,9 +74,9 @@ __device__ __forceinline__ void largest_two(const uint4 *r, float (&best)[2])
 // sample holds `rank` of them less often than once in 10 000 rows in random order: their number in
 // the sample is close to Poisson(lambda), whose chance of reaching rank is at most 2.4e-5 for
 // lambda up to 200 (summed term by term; beyond, it tends to the normal's 3.2e-5 past 4 sigma).
-// So at least K logits of the row nearly always reach the guess; the kernel checks that they did. At K = 50 and V = 50257 (float32) the
-// guess is the 10th of the sample, which some 500 logits of the row reach, against some 2 500 for
-// the sample's 50th.
+// So at least K logits of the row nearly always reach the guess; the kernel checks that they did.
+// At K = 50 and V = 50257 (float32) the guess is the 10th of the sample, which some 500 logits of
+// the row reach, against some 2 500 for the sample's 50th.
 __device__ __forceinline__ int sample_rank(int k, size_t cols, int sampled, bool guess)
 {
     const float lambda = (float)k * (float)sampled / (float)cols;
