@@ -1,9 +1,11 @@
 // fast/logits16.cuh — logits as the fast kernels load them: 16 bytes at a time.
 //
 // What it does: a 16-byte load holds 4 float32 or 8 bf16/fp16 logits (the 16 in logits16 is the
-// load's bytes, not the logits' bits). logits16<T> says how such a vector becomes floats and how to take the largest of several vectors cheaply (two 16-bit logits
-// per instruction); split_row cuts a row into a scalar head, a body of aligned vectors and a
-// scalar tail, since a row of odd length can start anywhere.
+// load's bytes, not the logits' bits). logits16<T> says how such a vector becomes floats, how to
+// take the largest of several vectors cheaply (two 16-bit logits per instruction) and, for fp16,
+// which of a vector's logits are above a threshold while they are still packed; split_row cuts a
+// row into a scalar head, a body of aligned vectors and a scalar tail, since a row of odd length
+// can start anywhere.
 // Assumes: T is float, __nv_bfloat16 or __half; a row has fewer than 2^31 logits.
 // Read next: fast_exp.cuh, how the vectors are folded into the online statistic.
 #ifndef FAST_LOGITS16_CUH
@@ -92,29 +94,29 @@ struct logits16<__half> {
     // (one `set` for two logits, one `lop3` puts both bits in the mask) and widens only the
     // candidates, so the 32 floats of the fold need not live until the offer.
     static const bool compares_packed = true;
-    // Bit 4g + i of the mask is the low logit of word i of vector g (logit 2i), bit 16 + 4g + i
-    // the high one. A 16-bit x is above a float t exactly when it is above t rounded down to 16
-    // bits; a NaN threshold stays NaN, and the unordered compare lets everything through, as
-    // "!(x <= NaN)" does.
+    // Bit 4u + i of the mask is the low logit of word i of vector u (logit 2i, at the lower
+    // address), bit 16 + 4u + i the high one (logit 2i + 1). A 16-bit x is above a float t exactly
+    // when it is above t rounded down to 16 bits, rd(t): rd(t) is the largest 16-bit value <= t, so
+    // none lies in (rd(t), t]. A NaN threshold (the warp's start, candidates.cuh) stays NaN, and the
+    // unordered compare lets everything through, as "!(x <= NaN)" does.
     template <int G>
     static __device__ __forceinline__ unsigned above(const uint4 *r, float threshold)
     {
         const __half2 t = __half2half2(__float2half_rd(threshold));
         unsigned mask = 0;
 #pragma unroll
-        for (int g = 0; g < G; g++) {
-            const unsigned w[4] = {r[g].x, r[g].y, r[g].z, r[g].w};
+        for (int u = 0; u < G; u++) {
+            const unsigned w[4] = {r[u].x, r[u].y, r[u].z, r[u].w};
 #pragma unroll
             for (int i = 0; i < 4; i++)
-                mask |= __hgtu2_mask(*reinterpret_cast<const __half2 *>(&w[i]), t) & (0x00010001u << (4 * g + i));
+                mask |= __hgtu2_mask(*reinterpret_cast<const __half2 *>(&w[i]), t) & (0x00010001u << (4 * u + i));
         }
         return mask;
     }
-    static __device__ __forceinline__ float one(uint4 r, int j)
+    // One logit of a 32-bit word of two: the high one (at the higher address) if `high`, else the low.
+    static __device__ __forceinline__ float of_word(unsigned word, int high)
     {
-        const unsigned w[4] = {r.x, r.y, r.z, r.w};
-        const __half2 h = *reinterpret_cast<const __half2 *>(&w[j / 2]);
-        return j % 2 ? __high2float(h) : __low2float(h);
+        return __half2float(__ushort_as_half((unsigned short)(high ? word >> 16 : word)));
     }
     static __device__ __forceinline__ void unpack(uint4 r, float (&v)[8])
     {
