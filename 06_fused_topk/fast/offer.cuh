@@ -41,8 +41,9 @@ __device__ __forceinline__ unsigned above_in_order(const float (&v)[U][N], float
     return above;
 }
 
-// Element e of a[0..E), E a power of two, held in registers: a tree of E - 1 selects, on e's top
-// bit first (an array indexed by a number known only at run time would live in local memory).
+// Element e of a[0..E), E a power of two, held in registers: a tree of E - 1 choices on e's bits,
+// top bit first, which nvcc makes selects or branches (an array indexed by a number known only at
+// run time would live in local memory).
 template <int E>
 __device__ __forceinline__ unsigned element_at(const unsigned *a, int e)
 {
