@@ -89,7 +89,7 @@ __device__ __forceinline__ rank_key candidate_key(const uint4 (&raw)[U], int bit
 // lane the sum over the lanes before it (where its own go) and the warp's total (its new fill),
 // with no atomic add and no read of shared memory. Usually no lane has more than one, and one
 // ballot does. Then each lane stores its own, one a step: the warp takes as many steps as its lane
-// with the most, one or two where a chunk brings some ten, however many logits a lane offers.
+// with the most, however many logits a lane offers.
 template <typename T, int U, int N, typename Logits, bool Selects>
 __device__ __forceinline__ bool warp_append(warp_candidates<Selects> &w, const Logits &v, unsigned above, int first)
 {

@@ -32,8 +32,9 @@ __device__ __forceinline__ void warp_step(warp_candidates<Selects> &w, online_st
 // to evict the lines first. The body goes a chunk at a time, FAST_UNROLL vectors a lane, all
 // loaded before any is used; a chunk of whole vectors needs no bounds test, and costs one rescale
 // test and one vote. What is left of the body goes a vector a lane.
-// Within a chunk the vectors are offered one after another, and vector u + 1 of every lane comes
-// after vector u of every lane in the row: the warp still offers the row in index order.
+// Within a chunk the vectors are offered a group at a time (offer.cuh), each group against one
+// threshold, and vector u + 1 of every lane comes after vector u of every lane in the row: the
+// warp still offers the row in index order.
 // The first threshold comes from a sample of the row (warp_sample_threshold); with `guess`, the
 // caller must check that K logits reached it.
 template <typename T, bool Selects>
