@@ -478,17 +478,24 @@ int npy_read_vector(const char *path, const char *descr, npy_vector *out, char *
     return rc;
 }
 
+/* Into `where`, "[i, j, ...]": the place of element `at` of a's first `ndim` dimensions, counted
+ * row-major (the last index varies fastest). */
+static void write_place(const npy_logits *a, size_t at, int ndim, char *where, size_t where_len)
+{
+    size_t place[NPY_MAX_DIMS], rest = at;
+    for (int d = ndim - 1; d >= 0; d--) {
+        place[d] = rest % a->shape[d];
+        rest /= a->shape[d];
+    }
+    snprintf(where, where_len, "%s", print_dims(place, ndim, "[]").text);
+}
+
 const char *npy_find_nan_or_inf(const npy_logits *a, char *where, size_t where_len)
 {
     const size_t n = a->rows * a->cols, at = first_nan_or_inf(a->data, n, a->dtype);
     if (at == n)
         return NULL;
-    size_t place[NPY_MAX_DIMS], rest = at; /* row-major: the last index varies fastest */
-    for (int d = a->ndim - 1; d >= 0; d--) {
-        place[d] = rest % a->shape[d];
-        rest /= a->shape[d];
-    }
-    snprintf(where, where_len, "%s", print_dims(place, a->ndim, "[]").text);
+    write_place(a, at, a->ndim, where, where_len);
     float x;
     decode_logits((const unsigned char *)a->data + at * dtype_size(a->dtype), &x, 1, a->dtype);
     return isnan(x) ? "NaN" : "+inf";
@@ -509,12 +516,7 @@ bool npy_find_masked_row(const npy_logits *a, char *where, size_t where_len)
         }
         if (number)
             continue;
-        size_t place[NPY_MAX_DIMS], rest = r; /* the row's place in every dimension but the last */
-        for (int d = a->ndim - 2; d >= 0; d--) {
-            place[d] = rest % a->shape[d];
-            rest /= a->shape[d];
-        }
-        snprintf(where, where_len, "%s", print_dims(place, a->ndim - 1, "[]").text);
+        write_place(a, r, a->ndim - 1, where, where_len); /* every dimension but the last */
         return true;
     }
     return false;

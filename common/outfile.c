@@ -108,6 +108,15 @@ static void install_cleanup(void)
     }
 }
 
+/* Into dir (PATH_MAX bytes): the directory part of path, up to `slash`, its last '/' ("/" for a
+ * file at the root). path is shorter than PATH_MAX. */
+static void directory_of(const char *path, const char *slash, char *dir)
+{
+    const size_t len = slash == path ? 1 : (size_t)(slash - path);
+    memcpy(dir, path, len);
+    dir[len] = '\0';
+}
+
 /* The file `path` names once symbolic links are followed, into target (PATH_MAX bytes), and the
  * permission bits its replacement gets: an existing regular file's own, or 0666 less the umask for
  * a new one. 0, or -1 with errno set: EISDIR for a directory, EINVAL for anything else there that
@@ -136,11 +145,8 @@ static int resolve(const char *path, char *target, mode_t *mode)
     /* A new file: the real path of its directory, then its name. */
     const char *slash = strrchr(path, '/'), *name = slash ? slash + 1 : path;
     char dir[PATH_MAX] = ".";
-    if (slash) {
-        const size_t len = slash == path ? 1 : (size_t)(slash - path);
-        memcpy(dir, path, len);
-        dir[len] = '\0';
-    }
+    if (slash)
+        directory_of(path, slash, dir);
     if (!realpath(dir, target))
         return -1;
     const size_t len = strlen(target);
@@ -179,10 +185,7 @@ static int may_replace(const char *target)
     if (faccessat(AT_FDCWD, target, W_OK, AT_EACCESS) != 0)
         return -1;
     char dir[PATH_MAX];
-    const char *slash = strrchr(target, '/');
-    const size_t len = slash == target ? 1 : (size_t)(slash - target);
-    memcpy(dir, target, len);
-    dir[len] = '\0';
+    directory_of(target, strrchr(target, '/'), dir);
     const uid_t me = geteuid();
     if (stat(dir, &parent) == 0 && (parent.st_mode & S_ISVTX) && me != 0 && st.st_uid != me && parent.st_uid != me) {
         errno = EPERM;
