@@ -49,10 +49,11 @@ static __host__ __device__ int warp_kept(int k)
 }
 
 // How many new candidates pile up before the warp merges them: kept/2, but at least 32 and at most
-// 112, or 96 past K = 256. With the offer that crosses the mark, that is nearly always at most 128
-// new ones, the batch that sorts in registers. Past K = 256 a chunk brings more candidates at once,
-// and the lower cap keeps the crossing offer within those 128 more often. The two caps may be set
-// from the command line, e.g. make NVCC_EXTRA="-DMERGE_AFTER_AT_MOST=512" (README.md, Exercise).
+// `at_most` (MERGE_AFTER_AT_MOST, 112, for a warp's row; fast_chunks.cuh passes less for a short
+// chunk), or 96 past K = 256. With the offer that crosses the mark, that is nearly always at most
+// 128 new ones, the batch that sorts in registers. Past K = 256 a chunk brings more candidates at
+// once, and the lower cap keeps the crossing offer within those 128 more often. The two caps may be
+// set from the command line, e.g. make NVCC_EXTRA="-DMERGE_AFTER_AT_MOST=512" (README.md, Exercise).
 #define MERGE_AFTER_AT_LEAST 32
 #ifndef MERGE_AFTER_AT_MOST
 #define MERGE_AFTER_AT_MOST 112
@@ -60,9 +61,9 @@ static __host__ __device__ int warp_kept(int k)
 #ifndef MERGE_AFTER_AT_MOST_PAST_256
 #define MERGE_AFTER_AT_MOST_PAST_256 96
 #endif
-static __host__ __device__ int warp_merge_after(int kept)
+static __host__ __device__ int warp_merge_after(int kept, int at_most = MERGE_AFTER_AT_MOST)
 {
-    const int half = kept / 2, most = kept > 256 ? MERGE_AFTER_AT_MOST_PAST_256 : MERGE_AFTER_AT_MOST;
+    const int half = kept / 2, most = kept > 256 ? MERGE_AFTER_AT_MOST_PAST_256 : at_most;
     return half < MERGE_AFTER_AT_LEAST ? MERGE_AFTER_AT_LEAST : half > most ? most : half;
 }
 
@@ -113,9 +114,11 @@ struct warp_candidates {
 
 // The kept list starts as `kept` empty slots (key 0 ranks below every real candidate); where the
 // warp selects there is no kept list yet, and the histogram starts at zero. `capacity`: the warp's
-// shared memory, warp_capacity keys.
+// shared memory, warp_capacity keys. `merge_at_most`: warp_merge_after's cap, at most
+// MERGE_AFTER_AT_MOST, the cap warp_capacity makes room for.
 template <bool Selects>
-__device__ __forceinline__ warp_candidates<Selects> warp_candidates_init(rank_key *buf, int k, int capacity)
+__device__ __forceinline__ warp_candidates<Selects> warp_candidates_init(rank_key *buf, int k, int capacity,
+                                                                          int merge_at_most = MERGE_AFTER_AT_MOST)
 {
     const int lane = threadIdx.x % WARP_SIZE;
     warp_candidates<Selects> w;
@@ -126,7 +129,7 @@ __device__ __forceinline__ warp_candidates<Selects> warp_candidates_init(rank_ke
         for (int i = lane; i < DIGIT_BINS; i += WARP_SIZE)
             ((unsigned *)(buf + w.capacity))[i] = 0;
     } else {
-        w.fill = w.kept, w.flush_at = w.kept + warp_merge_after(w.kept), w.capacity = capacity;
+        w.fill = w.kept, w.flush_at = w.kept + warp_merge_after(w.kept, merge_at_most), w.capacity = capacity;
         for (int i = lane; i < w.kept; i += WARP_SIZE)
             w.buf[i] = 0;
     }

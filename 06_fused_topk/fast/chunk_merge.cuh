@@ -150,11 +150,13 @@ __device__ __forceinline__ void offer_key(warp_candidates<false> &w, rank_key &b
 
 // K > 64: the lists' keys offered to candidates kept in buf (warp_capacity(k, ...) keys), as the
 // header says: the first 32 of 8 lists at a time, then the rest of each list whose 32nd key still
-// passes the bar, a batch of 32 at a time, until a batch ends below the bar.
-__device__ void merge_lists_by_offers(rank_key *buf, int k, int capacity, const rank_key *lists, int chunks)
+// passes the bar, a batch of 32 at a time, until a batch ends below the bar. The kept candidates
+// merge the new ones after at most `merge_at_most` (warp_merge_after), as the chunks' passes did.
+__device__ void merge_lists_by_offers(rank_key *buf, int k, int capacity, int merge_at_most, const rank_key *lists,
+                                      int chunks)
 {
     const int lane = threadIdx.x % WARP_SIZE;
-    warp_candidates<false> w = warp_candidates_init<false>(buf, k, capacity);
+    warp_candidates<false> w = warp_candidates_init<false>(buf, k, capacity, merge_at_most);
     rank_key bar = 0;
     for (int j0 = 0; j0 < chunks; j0 += MERGE_LISTS_AT_ONCE) {
         rank_key head[MERGE_LISTS_AT_ONCE];
@@ -184,12 +186,13 @@ __device__ void merge_lists_by_offers(rank_key *buf, int k, int capacity, const 
 
 // The row's best K of its `chunks` lists (`lists`, K keys each) into buf[0..K), sorted; buf holds
 // `capacity` keys (warp_capacity: at least 64, and room for the candidates of K > 64).
-__device__ void merge_chunk_lists(rank_key *buf, int k, int capacity, const rank_key *lists, int chunks)
+__device__ void merge_chunk_lists(rank_key *buf, int k, int capacity, int merge_at_most, const rank_key *lists,
+                                  int chunks)
 {
     if (k <= 2 * WARP_SIZE)
         merge_lists_in_registers(buf, k, lists, chunks);
     else
-        merge_lists_by_offers(buf, k, capacity, lists, chunks);
+        merge_lists_by_offers(buf, k, capacity, merge_at_most, lists, chunks);
 }
 
 // The row's statistic from its chunks', in every lane: lane 0's (warp_statistic, fast_exp.cuh).

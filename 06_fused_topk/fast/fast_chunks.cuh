@@ -75,6 +75,28 @@ static chunk_cut chunk_plan(size_t rows, size_t cols, int k, size_t logit_bytes,
     return cut;
 }
 
+// A warp merges its new candidates into its kept ones after at most MERGE_AFTER_AT_MOST of them
+// (warp_merge_after, candidates.cuh): at K = 129 to 256, 112, the best for fast_row's rows of 50257.
+// A chunk shorter than CHUNK_SOON_MERGE_BELOW logits merges after at most CHUNK_MERGE_AFTER_AT_MOST:
+// it ends sooner than a row, so its threshold has to rise while less of it is left, and a sooner
+// merge raises it sooner. A sweep of 64, 80, 96 and 112 over chunks of 5 to 64 K logits found 80 the
+// best or within 2 % of it up to 16 K logits, and 112 the best from 32 K (JOURNAL.md, C5). Past
+// K = 256 (a merge after at most 96) and up to K = 128 (after kept / 2 = 64 at most) neither cap
+// applies. Each may be set from the command line, as MERGE_AFTER_AT_MOST; the sooner cap never
+// passes MERGE_AFTER_AT_MOST, the most that warp_capacity makes room for.
+#ifndef CHUNK_SOON_MERGE_BELOW
+#define CHUNK_SOON_MERGE_BELOW 32768
+#endif
+#ifndef CHUNK_MERGE_AFTER_AT_MOST
+#define CHUNK_MERGE_AFTER_AT_MOST 80
+#endif
+
+__device__ __forceinline__ int chunk_merge_at_most(chunk_cut cut)
+{
+    return cut.length < CHUNK_SOON_MERGE_BELOW ? min(CHUNK_MERGE_AFTER_AT_MOST, MERGE_AFTER_AT_MOST)
+                                               : MERGE_AFTER_AT_MOST;
+}
+
 // Warp g of the grid takes chunk g % W of row g / W: neighbouring warps, neighbouring chunks.
 __device__ __forceinline__ unsigned chunk_warp(void) { return blockIdx.x * FAST_WARPS + threadIdx.x / WARP_SIZE; }
 
@@ -83,15 +105,15 @@ __device__ __forceinline__ unsigned chunk_warp(void) { return blockIdx.x * FAST_
 // workspace (chunk_leave_and_count wrote it), so the merge may reuse the buffer. A separate call,
 // not inlined, compiled once for the three dtypes, so that its registers do not add to those of
 // the pass's loop, where the loads in flight live.
-__device__ __noinline__ void chunk_finish(chunk_workspace ws, rank_key *buf, int k, int capacity, chunk_cut cut,
-                                          online_stat s, int *indices, float *probs)
+__device__ __noinline__ void chunk_finish(chunk_workspace ws, rank_key *buf, int k, int capacity, int merge_at_most,
+                                          chunk_cut cut, online_stat s, int *indices, float *probs)
 {
     const unsigned g = chunk_warp(), row = g / cut.chunks;
     const int first = (int)(g % cut.chunks) * cut.length;
     if (!chunk_leave_and_count(ws, row, g, cut.chunks, buf, k, first, s))
         return;
     const size_t row_slots = (size_t)row * cut.chunks;
-    merge_chunk_lists(buf, k, capacity, ws.lists + row_slots * k, cut.chunks);
+    merge_chunk_lists(buf, k, capacity, merge_at_most, ws.lists + row_slots * k, cut.chunks);
     write_topk(buf, combine_chunk_stats(ws.stats + row_slots, cut.chunks), row, k, indices, probs);
 }
 
@@ -111,15 +133,16 @@ static __global__ void __launch_bounds__(FAST_THREADS, 8)
         return; // the whole warp: no block-wide barrier follows
     const unsigned row = g / cut.chunks;
     const int first = (int)(g % cut.chunks) * cut.length, n = min(cut.length, (int)cols - first);
-    const int capacity = warp_capacity(k, logits16<T>::count, false);
-    warp_candidates<false> w = warp_candidates_init<false>(buffers + threadIdx.x / WARP_SIZE * capacity, k, capacity);
+    const int capacity = warp_capacity(k, logits16<T>::count, false), merge_at_most = chunk_merge_at_most(cut);
+    warp_candidates<false> w =
+        warp_candidates_init<false>(buffers + threadIdx.x / WARP_SIZE * capacity, k, capacity, merge_at_most);
     online_stat s = ONLINE_IDENTITY;
     const T *xc = x + row * cols + first;
     warp_offer_row(w, s, xc, n, Guess);
     warp_sort_best(w);
     if (Guess && w.buf[min(k, n) - 1] == 0) // fewer than K (or n) logits reached the guess
         warp_rank_row_again(w.buf, k, xc, n);
-    chunk_finish(ws, w.buf, k, capacity, cut, warp_combine(s), indices, probs);
+    chunk_finish(ws, w.buf, k, capacity, merge_at_most, cut, warp_combine(s), indices, probs);
 }
 
 // The workspace a launch with this cut needs: none where W is 1.
