@@ -21,8 +21,8 @@
 //
 //   online_rows (a softmax per row):
 //     rows of up to 1024: warps, the rows in registers (stage 04's mapping), with 16-byte loads
-//     and several short rows per warp when rows are 16-byte aligned (cols a multiple of 4), stage
-//     04's kernel otherwise.
+//     when rows are 16-byte aligned (cols a multiple of 4; two rows a warp at 129 to 256
+//     columns), stage 04's kernel otherwise.
 //     longer rows: one block per row, the row cached in shared memory. The block first asks for
 //     the whole row at once with cp.async (global to shared memory without passing through
 //     registers, so every load of the row is in flight together), then folds (m, d) from shared
@@ -213,17 +213,23 @@ static void read_budget(void)
     }
 }
 
+// warp_row4_kernel's blocks, and its rows a warp by row length. A sweep of both at 131072 x 128 on
+// the H200 (plots/data/05_online_rows.txt, part 4) found one row a warp in blocks of 128 threads the
+// fastest, 2 % faster than 4 rows a warp in blocks of 256; at 256 to 1024 columns blocks of 128
+// were as fast as blocks of 256 or up to 0.6 % faster.
+#define WARP_ROW_THREADS 128
+
 static int warp_rows_softmax(const float *x, float *y, size_t rows, size_t cols, void *workspace)
 {
     const bool aligned = cols % 4 == 0 && (uintptr_t)x % 16 == 0 && (uintptr_t)y % 16 == 0;
     if (!aligned)
         return warp_per_row_variant.run(x, y, rows, cols, workspace); // stage 04's scalar loads
-    const size_t warps_per_block = THREADS / WARP_SIZE;
+    const size_t warps_per_block = WARP_ROW_THREADS / WARP_SIZE;
 #define LAUNCH_WARP_ROWS(K4, R)                                                                        \
-    warp_row4_kernel<K4, R><<<(unsigned)((rows + warps_per_block * R - 1) / (warps_per_block * R)), THREADS>>>( \
-        x, y, rows, cols)
+    warp_row4_kernel<K4, R><<<(unsigned)((rows + warps_per_block * R - 1) / (warps_per_block * R)),         \
+                              WARP_ROW_THREADS>>>(x, y, rows, cols)
     if (cols <= 128)
-        LAUNCH_WARP_ROWS(1, 4);
+        LAUNCH_WARP_ROWS(1, 1);
     else if (cols <= 256)
         LAUNCH_WARP_ROWS(2, 2);
     else if (cols <= 512)

@@ -34,14 +34,15 @@ __device__ __forceinline__ row_split split_row(const float *row, size_t cols)
 
 // Rows of up to 1024 columns, cols a multiple of 4, 16-byte aligned: a warp takes R rows, lane l
 // holding float4s l, l+32, ... of each (K4 per row; K4 and R are compile-time constants, so the
-// values stay in registers). All R K4 loads are issued before the first is used, and the R rows'
-// reductions are independent, so short rows still keep enough bytes in flight. With the row in
-// registers the max and the sum are two cheap shuffle reductions: the online form (an exp in every
-// combine) pays only when the elements stream past once.
+// values stay in registers). All R x K4 loads are issued before the first is used, and the R rows'
+// reductions are independent: with R > 1 a warp has more bytes in flight. Where the rows alone
+// give the GPU plenty of warps, one row a warp did as well or better (warp_rows_softmax picks R).
+// With the row in registers the max and the sum are two cheap shuffle reductions: the online form
+// (an exp in every combine) pays only when the elements stream past once.
 template <int K4, int R>
 static __global__ void warp_row4_kernel(const float *__restrict__ x, float *__restrict__ y, size_t rows, size_t cols)
 {
-    const size_t first_row = ((size_t)blockIdx.x * (THREADS / WARP_SIZE) + threadIdx.x / WARP_SIZE) * R;
+    const size_t first_row = ((size_t)blockIdx.x * (blockDim.x / WARP_SIZE) + threadIdx.x / WARP_SIZE) * R;
     const unsigned lane = threadIdx.x % WARP_SIZE;
     if (first_row >= rows)
         return; // the same for all 32 lanes: the whole warp leaves
