@@ -213,10 +213,11 @@ static void read_budget(void)
     }
 }
 
-// warp_row4_kernel's blocks, and its rows a warp by row length. A sweep of both at 131072 x 128 on
-// the H200 (plots/data/05_online_rows.txt, part 4) found one row a warp in blocks of 128 threads the
-// fastest, 2 % faster than 4 rows a warp in blocks of 256; at 256 to 1024 columns blocks of 128
-// were as fast as blocks of 256 or up to 0.6 % faster.
+// warp_row4_kernel's blocks: 128 threads, 4 warps (any multiple of 32 works: the kernel takes its
+// warps a block from blockDim). Its rows a warp by row length: one, and two at 129 to 256 columns,
+// where each lane holds two float4s a row. The block size and one row a warp at up to 128 columns
+// come from a sweep (plots/data/05_online_rows.txt, part 4), which did not try one row a warp at
+// 129 to 256 columns.
 #define WARP_ROW_THREADS 128
 
 static int warp_rows_softmax(const float *x, float *y, size_t rows, size_t cols, void *workspace)

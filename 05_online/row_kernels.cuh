@@ -1,9 +1,9 @@
-// The row kernels of online_rows (stage 05): a warp per row (or several rows) in registers, a
+// The row kernels of online_rows (stage 05): a warp per row (or two rows) in registers, a
 // cluster of two blocks per row each caching half of it, and a block per row with the row cached
 // in shared memory or read twice. online.cu includes this file and launches them
 // (online_rows_softmax picks one by row length).
-// Assumes: THREADS, UNROLL and softmax4 from online.cu, which defines them before it includes this
-// file; the statistic of online_stat.cuh.
+// Assumes: UNROLL and softmax4 from online.cu, which defines them before it includes this file;
+// the statistic of online_stat.cuh.
 #ifndef ROW_KERNELS_CUH
 #define ROW_KERNELS_CUH
 
@@ -35,10 +35,11 @@ __device__ __forceinline__ row_split split_row(const float *row, size_t cols)
 // Rows of up to 1024 columns, cols a multiple of 4, 16-byte aligned: a warp takes R rows, lane l
 // holding float4s l, l+32, ... of each (K4 per row; K4 and R are compile-time constants, so the
 // values stay in registers). All R x K4 loads are issued before the first is used, and the R rows'
-// reductions are independent: with R > 1 a warp has more bytes in flight. Where the rows alone
-// give the GPU plenty of warps, one row a warp did as well or better (warp_rows_softmax picks R).
-// With the row in registers the max and the sum are two cheap shuffle reductions: the online form
-// (an exp in every combine) pays only when the elements stream past once.
+// reductions are independent: with R > 1 a warp has more bytes in flight. A block of blockDim.x
+// threads (a multiple of 32) takes blockDim.x / 32 x R consecutive rows; the launch sizes the grid
+// with the same numbers. With the row in registers the max and the sum are two cheap shuffle
+// reductions: the online form (an exp in every combine) pays only when the elements stream past
+// once.
 template <int K4, int R>
 static __global__ void warp_row4_kernel(const float *__restrict__ x, float *__restrict__ y, size_t rows, size_t cols)
 {

@@ -49,11 +49,13 @@ static __host__ __device__ int warp_kept(int k)
 }
 
 // How many new candidates pile up before the warp merges them: kept/2, but at least 32 and at most
-// `at_most` (MERGE_AFTER_AT_MOST, 112, for a warp's row; fast_chunks.cuh passes less for a short
-// chunk), or 96 past K = 256. With the offer that crosses the mark, that is nearly always at most
-// 128 new ones, the batch that sorts in registers. Past K = 256 a chunk brings more candidates at
-// once, and the lower cap keeps the crossing offer within those 128 more often. The two caps may be
-// set from the command line, e.g. make NVCC_EXTRA="-DMERGE_AFTER_AT_MOST=512" (README.md, Exercise).
+// `at_most` (MERGE_AFTER_AT_MOST, 112, for a warp's row; fast_chunks.cuh passes a smaller cap for
+// the chunks of a short cut), or MERGE_AFTER_AT_MOST_PAST_256, 96, past K = 256. With the offer that
+// crosses the mark, that is nearly always at most 128 new ones, the batch that sorts in registers.
+// Past K = 256 a chunk brings more candidates at once, and the lower cap keeps the crossing offer
+// within those 128 more often. `at_most` may not pass MERGE_AFTER_AT_MOST: warp_capacity makes
+// room for that cap's merges. The two caps may be set from the command line, e.g.
+// make NVCC_EXTRA="-DMERGE_AFTER_AT_MOST=512" (README.md, Exercise).
 #define MERGE_AFTER_AT_LEAST 32
 #ifndef MERGE_AFTER_AT_MOST
 #define MERGE_AFTER_AT_MOST 112

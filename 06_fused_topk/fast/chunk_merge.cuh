@@ -150,8 +150,8 @@ __device__ __forceinline__ void offer_key(warp_candidates<false> &w, rank_key &b
 
 // K > 64: the lists' keys offered to candidates kept in buf (warp_capacity(k, ...) keys), as the
 // header says: the first 32 of 8 lists at a time, then the rest of each list whose 32nd key still
-// passes the bar, a batch of 32 at a time, until a batch ends below the bar. The kept candidates
-// merge the new ones after at most `merge_at_most` (warp_merge_after), as the chunks' passes did.
+// passes the bar, a batch of 32 at a time, until a batch ends below the bar. The new keys are
+// merged into the kept ones after at most `merge_at_most` of them (warp_merge_after's cap).
 __device__ void merge_lists_by_offers(rank_key *buf, int k, int capacity, int merge_at_most, const rank_key *lists,
                                       int chunks)
 {
@@ -185,7 +185,8 @@ __device__ void merge_lists_by_offers(rank_key *buf, int k, int capacity, int me
 }
 
 // The row's best K of its `chunks` lists (`lists`, K keys each) into buf[0..K), sorted; buf holds
-// `capacity` keys (warp_capacity: at least 64, and room for the candidates of K > 64).
+// `capacity` keys (warp_capacity: at least 64, and room for the candidates of K > 64). For K > 64,
+// `merge_at_most` is the merge's cap (chunk_merge_at_most, fast_chunks.cuh).
 __device__ void merge_chunk_lists(rank_key *buf, int k, int capacity, int merge_at_most, const rank_key *lists,
                                   int chunks)
 {

@@ -75,15 +75,14 @@ static chunk_cut chunk_plan(size_t rows, size_t cols, int k, size_t logit_bytes,
     return cut;
 }
 
-// A warp merges its new candidates into its kept ones after at most MERGE_AFTER_AT_MOST of them
-// (warp_merge_after, candidates.cuh): at K = 129 to 256, 112, the best for fast_row's rows of 50257.
-// A chunk shorter than CHUNK_SOON_MERGE_BELOW logits merges after at most CHUNK_MERGE_AFTER_AT_MOST:
-// it ends sooner than a row, so its threshold has to rise while less of it is left, and a sooner
-// merge raises it sooner. A sweep of 64, 80, 96 and 112 over chunks of 5 to 64 K logits found 80 the
-// best or within 2 % of it up to 16 K logits, and 112 the best from 32 K (JOURNAL.md, C5). Past
-// K = 256 (a merge after at most 96) and up to K = 128 (after kept / 2 = 64 at most) neither cap
-// applies. Each may be set from the command line, as MERGE_AFTER_AT_MOST; the sooner cap never
-// passes MERGE_AFTER_AT_MOST, the most that warp_capacity makes room for.
+// The merge point of a cut's chunks. A warp merges its new candidates into its kept ones after
+// kept / 2 of them, capped (warp_merge_after, candidates.cuh); the cap matters only where kept is
+// 256, K = 129 to 256. The chunks of a cut shorter than CHUNK_SOON_MERGE_BELOW logits (the cut's
+// length, which a last, shorter chunk shares) cap it at CHUNK_MERGE_AFTER_AT_MOST, in their passes
+// and in the row's merge of their lists; longer cuts keep fast_row's MERGE_AFTER_AT_MOST. Sooner
+// means more, smaller merges. Both numbers come from a sweep (JOURNAL.md, C5), and each may be set
+// from the command line like MERGE_AFTER_AT_MOST, e.g. make NVCC_EXTRA="-DCHUNK_MERGE_AFTER_AT_MOST=96".
+// The result never passes MERGE_AFTER_AT_MOST: warp_capacity makes room for no later merge.
 #ifndef CHUNK_SOON_MERGE_BELOW
 #define CHUNK_SOON_MERGE_BELOW 32768
 #endif
