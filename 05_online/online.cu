@@ -214,10 +214,10 @@ static void read_budget(void)
 }
 
 // warp_row4_kernel's blocks: 128 threads, 4 warps (any multiple of 32 works: the kernel takes its
-// warps a block from blockDim). Its rows a warp by row length: one, and two at 129 to 256 columns,
-// where each lane holds two float4s a row. The block size and one row a warp at up to 128 columns
-// come from a sweep (plots/data/05_online_rows.txt, part 4), which did not try one row a warp at
-// 129 to 256 columns.
+// warps a block from blockDim). Its rows a warp by row length: four up to 64 columns, where a row
+// of float4s leaves half a warp's lanes or more without one; one at 65 to 128 columns; two at 129
+// to 256, where each lane holds two float4s a row; one beyond. These, and the block size, come
+// from sweeps (plots/data/05_online_rows.txt, part 4).
 #define WARP_ROW_THREADS 128
 
 static int warp_rows_softmax(const float *x, float *y, size_t rows, size_t cols, void *workspace)
@@ -229,7 +229,9 @@ static int warp_rows_softmax(const float *x, float *y, size_t rows, size_t cols,
 #define LAUNCH_WARP_ROWS(K4, R)                                                                        \
     warp_row4_kernel<K4, R><<<(unsigned)((rows + warps_per_block * R - 1) / (warps_per_block * R)),         \
                               WARP_ROW_THREADS>>>(x, y, rows, cols)
-    if (cols <= 128)
+    if (cols <= 64)
+        LAUNCH_WARP_ROWS(1, 4);
+    else if (cols <= 128)
         LAUNCH_WARP_ROWS(1, 1);
     else if (cols <= 256)
         LAUNCH_WARP_ROWS(2, 2);

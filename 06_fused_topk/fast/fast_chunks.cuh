@@ -76,13 +76,14 @@ static chunk_cut chunk_plan(size_t rows, size_t cols, int k, size_t logit_bytes,
 }
 
 // The merge point of a cut's chunks. A warp merges its new candidates into its kept ones after
-// kept / 2 of them, capped (warp_merge_after, candidates.cuh); the cap matters only where kept is
-// 256, K = 129 to 256. The chunks of a cut shorter than CHUNK_SOON_MERGE_BELOW logits (the cut's
-// length, which a last, shorter chunk shares) cap it at CHUNK_MERGE_AFTER_AT_MOST, in their passes
-// and in the row's merge of their lists; longer cuts keep fast_row's MERGE_AFTER_AT_MOST. Sooner
-// means more, smaller merges. Both numbers come from a sweep (JOURNAL.md, C5), and each may be set
-// from the command line like MERGE_AFTER_AT_MOST, e.g. make NVCC_EXTRA="-DCHUNK_MERGE_AFTER_AT_MOST=96".
-// The result never passes MERGE_AFTER_AT_MOST: warp_capacity makes room for no later merge.
+// kept / 2 of them, capped (warp_merge_after, candidates.cuh); with the default caps, the cap
+// matters only where kept is 256, K = 129 to 256. The chunks of a cut shorter than
+// CHUNK_SOON_MERGE_BELOW logits (the cut's length, which a last, shorter chunk shares) cap it at
+// CHUNK_MERGE_AFTER_AT_MOST, in their passes and in the row's merge of their lists; longer cuts
+// keep fast_row's MERGE_AFTER_AT_MOST. Sooner means more, smaller merges. Both numbers come from a
+// sweep (JOURNAL.md, C5), and each may be set from the command line like MERGE_AFTER_AT_MOST, e.g.
+// make NVCC_EXTRA="-DCHUNK_MERGE_AFTER_AT_MOST=96". The result never passes MERGE_AFTER_AT_MOST:
+// warp_capacity makes room for no later merge.
 #ifndef CHUNK_SOON_MERGE_BELOW
 #define CHUNK_SOON_MERGE_BELOW 32768
 #endif
