@@ -21,8 +21,8 @@
 //
 //   online_rows (a softmax per row):
 //     rows of up to 1024: warps, the rows in registers (stage 04's mapping), with 16-byte loads
-//     when rows are 16-byte aligned (cols a multiple of 4; two rows a warp at 129 to 256
-//     columns), stage 04's kernel otherwise.
+//     when rows are 16-byte aligned (cols a multiple of 4; four rows a warp up to 64 columns, two
+//     at 129 to 256), stage 04's kernel otherwise.
 //     longer rows: one block per row, the row cached in shared memory. The block first asks for
 //     the whole row at once with cp.async (global to shared memory without passing through
 //     registers, so every load of the row is in flight together), then folds (m, d) from shared
@@ -216,8 +216,9 @@ static void read_budget(void)
 // warp_row4_kernel's blocks: 128 threads, 4 warps (any multiple of 32 works: the kernel takes its
 // warps a block from blockDim). Its rows a warp by row length: four up to 64 columns, where a row
 // of float4s leaves half a warp's lanes or more without one; one at 65 to 128 columns; two at 129
-// to 256, where each lane holds two float4s a row; one beyond. These, and the block size, come
-// from sweeps (plots/data/05_online_rows.txt, part 4).
+// to 256, where each lane holds two float4s a row; one beyond. The block size and the rows a warp
+// up to 128 columns come from sweeps (plots/data/05_online_rows.txt, part 4); the rest were not
+// swept there.
 #define WARP_ROW_THREADS 128
 
 static int warp_rows_softmax(const float *x, float *y, size_t rows, size_t cols, void *workspace)

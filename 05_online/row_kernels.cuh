@@ -1,4 +1,4 @@
-// The row kernels of online_rows (stage 05): a warp per row (or two rows) in registers, a
+// The row kernels of online_rows (stage 05): a warp per row (or two or four) in registers, a
 // cluster of two blocks per row each caching half of it, and a block per row with the row cached
 // in shared memory or read twice. online.cu includes this file and launches them
 // (online_rows_softmax picks one by row length).
