@@ -217,8 +217,7 @@ static void read_budget(void)
 // warps a block from blockDim). Its rows a warp by row length: four up to 64 columns, where a row
 // of float4s leaves half a warp's lanes or more without one; one at 65 to 128 columns; two at 129
 // to 256, where each lane holds two float4s a row; one beyond. The block size and the rows a warp
-// up to 128 columns come from sweeps (plots/data/05_online_rows.txt, part 4); the rest were not
-// swept there.
+// are measured choices (README.md, "Where the goals were missed").
 #define WARP_ROW_THREADS 128
 
 static int warp_rows_softmax(const float *x, float *y, size_t rows, size_t cols, void *workspace)

@@ -82,7 +82,7 @@ extern "C" bool fast_pdl_available(logit_dtype dtype)
 
 // fast takes fast_split for a batch of at most this many rows of float32 logits, and half as many
 // of 16-bit ones (a row of which the split takes longer to rank), where the GPU has clusters
-// (fast_picks below has the whole rule, and says where the numbers come from).
+// (fast_picks below has the whole rule).
 #define FAST_SPLIT_MOST_ROWS 32
 
 extern "C" bool fast_takes_split(size_t rows, logit_dtype dtype)
@@ -192,9 +192,8 @@ extern "C" const topk_variant fast_split_topk_variant = {"fast_split", fast_byte
 // fast's rule: fast_split for a batch of at most FAST_SPLIT_MOST_ROWS rows of float32, half as many
 // of 16-bit logits (on a GPU with clusters, fast_takes_split); fast_chunks below
 // FAST_ROW_FROM_ROWS_PER_SM rows an SM, for K up to FAST_CHUNKS_MOST_K (past it, the last warp's
-// merge of W lists of K keys costs more than the chunks save); fast_row otherwise. The thresholds
-// come from sweeps of rows for each kernel (JOURNAL.md, "fast between 1 and 2048 rows"): each is
-// where the next kernel was faster.
+// merge of W lists of K keys costs more than the chunks save); fast_row otherwise. Each threshold
+// is a measured one: the row count from which the next kernel was faster.
 #define FAST_ROW_FROM_ROWS_PER_SM 8
 #define FAST_CHUNKS_MOST_K 256
 

@@ -30,9 +30,8 @@
 // (4 granules of float32, 8 of 16-bit logits): a chunk's fixed costs (its sample, its sort, its
 // list, its ticket) do not shrink with it, and a chunk of fewer than FAST_SAMPLE_VECTORS x 32 whole
 // vectors takes no sample (sample.cuh) and starts with every logit a candidate, as 2 granules of
-// 16-bit logits do where the chunk starts off a 16-byte boundary (255 whole vectors). A sweep of
-// 0, 16 and 32 KB found 16 the best (JOURNAL.md, C3); make NVCC_EXTRA="-DCHUNK_SHORTEST_BYTES=N"
-// builds with another.
+// 16-bit logits do where the chunk starts off a 16-byte boundary (255 whole vectors). 16 KB is a
+// measured choice; make NVCC_EXTRA="-DCHUNK_SHORTEST_BYTES=N" builds with another.
 #define CHUNK_GRANULE 1024
 #define CHUNK_LOGITS_PER_K 16
 #ifndef CHUNK_SHORTEST_BYTES
@@ -45,9 +44,9 @@ typedef struct {
 } chunk_cut;
 
 // The grid fills 1 / CHUNK_WAVE_PART of a wave of resident warps: half a wave leaves each warp a
-// chunk twice as long, and so half as many lists to merge, as a full wave would, and a sweep of
-// 1, 1/2 and 1/4 found half the best overall (JOURNAL.md). For another sweep,
-// make NVCC_EXTRA="-DCHUNK_WAVE_PART=N" builds with another.
+// chunk twice as long, and so half as many lists to merge, as a full wave would, for half the
+// loads in flight. Half is a measured choice; make NVCC_EXTRA="-DCHUNK_WAVE_PART=N" builds with
+// another.
 #ifndef CHUNK_WAVE_PART
 #define CHUNK_WAVE_PART 2
 #endif
@@ -80,8 +79,8 @@ static chunk_cut chunk_plan(size_t rows, size_t cols, int k, size_t logit_bytes,
 // matters only where kept is 256, K = 129 to 256. The chunks of a cut shorter than
 // CHUNK_SOON_MERGE_BELOW logits (the cut's length, which a last, shorter chunk shares) cap it at
 // CHUNK_MERGE_AFTER_AT_MOST, in their passes and in the row's merge of their lists; longer cuts
-// keep fast_row's MERGE_AFTER_AT_MOST. Sooner means more, smaller merges. Both numbers come from a
-// sweep (JOURNAL.md, C5), and each may be set from the command line like MERGE_AFTER_AT_MOST, e.g.
+// keep fast_row's MERGE_AFTER_AT_MOST. Sooner means more, smaller merges. Both values are measured
+// choices, and each may be set from the command line like MERGE_AFTER_AT_MOST, e.g.
 // make NVCC_EXTRA="-DCHUNK_MERGE_AFTER_AT_MOST=96". The result never passes MERGE_AFTER_AT_MOST:
 // warp_capacity makes room for no later merge.
 #ifndef CHUNK_SOON_MERGE_BELOW
