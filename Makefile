@@ -55,9 +55,9 @@ stage:
 	@echo "make stageN builds stage N, 1 to 6 (make stage1 ... make stage6)"; exit 2
 
 stage%:
-	@test -n "$(call stage_dir,$*)" || { echo "no stage $* in this checkout (stages: $(STAGES))"; exit 2; }
-	$(MAKE) -C $(call stage_dir,$*)
-	ln -sfn $(call stage_dir,$*)/run run
+	$(if $(call stage_of,$*),,$(error no stage $* in this checkout (stages: $(STAGES))))
+	$(MAKE) -C $(call stage_of,$*)
+	ln -sfn $(call stage_of,$*)/run run
 
 # The test program, beside the stages it runs. Criterion is needed to build it; if it is missing,
 # install it first.
@@ -97,7 +97,8 @@ PROFILE_ARGS_4 := --n 100M --variant fused_warp
 PROFILE_ARGS_5 := --rows 8192 --cols 50257 --variant online_rows
 PROFILE_ARGS_6 := --rows 8192 --cols 50257 --k 50 --variant fast
 NCU_SECTIONS := SpeedOfLight MemoryWorkloadAnalysis Occupancy LaunchStats WarpStateStats
-chosen_stage = $(or $(call stage_dir,$(STAGE)),$(error make $@ needs STAGE=N, N one of 1 to 6))
+# STAGE and the tool, checked with the variables below, before anything is built.
+chosen_stage = $(call stage_of,$(value STAGE))
 
 profile:
 	$(MAKE) -C $(chosen_stage)
@@ -106,7 +107,6 @@ profile:
 
 sass:
 	$(MAKE) -C $(chosen_stage)
-	@command -v $(CUOBJDUMP) >/dev/null || { echo "make sass: $(CUOBJDUMP) not found (the CUDA toolkit has it: CUOBJDUMP=/path/to/cuobjdump)"; exit 1; }
 	cd $(chosen_stage) && for cu in $$(find . -name '*.cu' -not -path './build/*' | sort); do \
 	    cu=$${cu#./}; $(CUOBJDUMP) -sass build/$(chosen_stage)/$${cu%.cu}.o > build/sass.txt && c++filt < build/sass.txt || exit 1; \
 	done; rm -f build/sass.txt
@@ -122,18 +122,56 @@ fuzz:
 	$(MAKE) -C tests fuzz FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_CC=$(FUZZ_CC)
 
 # The variables a target takes, checked when make reads this file, before anything is built: one
-# line and exit 2.
-matches = $(shell printf '%s' '$(1)' | grep -Eqx '$(2)' && echo yes)
-positive = $(call matches,$(1),0*[1-9][0-9]*)
+# line and exit 2. Each is checked by make itself, as it was written ($(value): unexpanded), and no
+# shell sees it before it passes: a value that would run something (`...`, $(...)) is refused, not
+# run.
+comma := ,
+empty :=
+space := $(empty) $(empty)
+# $(1) with each digit replaced by $(2).
+each_digit = $(subst 0,$(2),$(subst 1,$(2),$(subst 2,$(2),$(subst 3,$(2),$(subst 4,$(2),$(subst 5,$(2),$(subst 6,$(2),$(subst 7,$(2),$(subst 8,$(2),$(subst 9,$(2),$(1)))))))))))
+# $(1) when it is digits and nothing else (no sign, no space), else nothing.
+whole = $(if $(filter xx,x$(call each_digit,$(1),)x),$(1))
+# Something when $(1) is a whole number of 1 or more: its digits other than 0.
+positive = $(subst 0,,$(call whole,$(1)))
+# The largest number tests/sweep.c reads (strtoull: 2^64 - 1), and whether the whole number $(1)
+# is past it: its leading zeros dropped, more digits, or as many and later in sorted order.
+SWEEP_MOST := 18446744073709551615
+sans_zeros = $(if $(filter 0%,$(1)),$(call sans_zeros,$(patsubst 0%,%,$(1))),$(1))
+too_large = $(call past_most,$(call sans_zeros,$(1)),$(call each_digit,$(call sans_zeros,$(1)),x$(space)))
+past_most = $(or $(word 21,$(2)),$(and $(word 20,$(2)),$(filter-out $(SWEEP_MOST),$(lastword $(sort $(1) $(SWEEP_MOST))))))
+# The folder of stage $(1), one digit from 1 to 6; nothing for anything else.
+stage_of = $(call stage_dir,$(filter 1 2 3 4 5 6,$(call whole,$(1))))
+# The program $(1) as the shell finds it: a path that exists, or a name in a folder of PATH.
+find_program = $(if $(findstring /,$(1)),$(wildcard $(1)),$(if $(1),$(firstword $(wildcard $(addsuffix /$(1),$(subst :, ,$(PATH)))))))
+
+# ARCH as common/build.mk checks it (sm_ and a number, one or more, by spaces or commas), here too
+# so that a bad one is refused in one line before a stage's make starts.
+ifneq ($(origin ARCH),undefined)
+  ARCH_LIST := $(strip $(subst $(comma), ,$(value ARCH)))
+  ARCH_BAD := $(strip $(foreach a,$(ARCH_LIST),$(if $(and $(filter sm_%,$(a)),$(call whole,$(a:sm_%=%))),,$(a))))
+  $(if $(and $(ARCH_LIST),$(if $(ARCH_BAD),,ok)),,$(error ARCH must name architectures like sm_90 or "sm_80 sm_90", got '$(value ARCH)'))
+endif
 ifneq ($(filter sanitize,$(MAKECMDGOALS)),)
-  $(if $(STAGE),$(if $(call stage_dir,$(STAGE)),,$(error make sanitize STAGE=$(STAGE): give a stage, 1 to 6, or no STAGE for all)))
+  $(if $(value STAGE),$(if $(chosen_stage),,$(error make sanitize STAGE=$(value STAGE): give a stage, 1 to 6, or no STAGE for all)))
+endif
+ifneq ($(filter profile sass,$(MAKECMDGOALS)),)
+  $(if $(chosen_stage),,$(error make $(firstword $(filter profile sass,$(MAKECMDGOALS))) needs STAGE=N, N one of 1 to 6))
+endif
+ifneq ($(filter profile,$(MAKECMDGOALS)),)
+  $(if $(call find_program,$(firstword $(NCU))),,$(error make profile: $(NCU) not found (Nsight Compute has it: NCU=/path/to/ncu)))
+endif
+ifneq ($(filter sass,$(MAKECMDGOALS)),)
+  $(if $(call find_program,$(firstword $(CUOBJDUMP))),,$(error make sass: $(CUOBJDUMP) not found (the CUDA toolkit has it: CUOBJDUMP=/path/to/cuobjdump)))
 endif
 ifneq ($(filter stress,$(MAKECMDGOALS)),)
-  $(if $(call positive,$(STRESS_CASES)),,$(error make stress: STRESS_CASES=$(STRESS_CASES): give a whole number of cases, 1 or more))
-  $(if $(SWEEP_SEED),$(if $(call matches,$(SWEEP_SEED),[0-9]+),,$(error make stress: SWEEP_SEED=$(SWEEP_SEED): give a whole number)))
+  $(if $(call positive,$(value STRESS_CASES)),,$(error make stress: STRESS_CASES=$(value STRESS_CASES): give a whole number of cases, 1 or more))
+  $(if $(call too_large,$(value STRESS_CASES)),$(error make stress: STRESS_CASES=$(value STRESS_CASES): too large, the largest is $(SWEEP_MOST)))
+  $(if $(value SWEEP_SEED),$(if $(call whole,$(value SWEEP_SEED)),,$(error make stress: SWEEP_SEED=$(value SWEEP_SEED): give a whole number)))
+  $(if $(call too_large,$(value SWEEP_SEED)),$(error make stress: SWEEP_SEED=$(value SWEEP_SEED): too large, the largest is $(SWEEP_MOST)))
 endif
 ifneq ($(filter fuzz,$(MAKECMDGOALS)),)
-  $(if $(call positive,$(FUZZ_SECONDS)),,$(error make fuzz: FUZZ_SECONDS=$(FUZZ_SECONDS): give a whole number of seconds, 1 or more))
+  $(if $(call positive,$(value FUZZ_SECONDS)),,$(error make fuzz: FUZZ_SECONDS=$(value FUZZ_SECONDS): give a whole number of seconds, 1 or more))
 endif
 
 plots:

@@ -5,7 +5,7 @@
 #include "../02_multipass/multipass.h"
 #include "../03_fused3kernel/fused3kernel.h"
 #include "../04_warp/warp.h"
-#include "../common/cudnn_softmax.h"
+#include "cudnn_softmax.h"
 #include "../common/stage.h"
 #include "online.h"
 

@@ -4,8 +4,8 @@
 
 #include <cuda_runtime_api.h>
 
-#include "../common/sample.h"
-#include "../common/topk_bench.h"
+#include "host/draw_reference.h"
+#include "host/topk_bench.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -30,6 +30,9 @@ extern const topk_variant fused_topk_exercise_variant;
 /* The kernel fast runs for top-k of rows x cols logits of dtype on the open GPU: fast_split,
  * fast_chunks or fast_row (fast/fast.cu says by what rule). */
 const topk_variant *fast_picks(size_t rows, size_t cols, int k, logit_dtype dtype);
+/* fast_topk_variant's run, every launch on `stream` (so it can be captured in a CUDA graph). */
+int fast_topk_on_stream(const void *x, logit_dtype dtype, size_t rows, size_t cols, int k, int *indices, float *probs,
+                        void *workspace, cudaStream_t stream);
 
 /* Whether the fast kernels can be launched as programmatic dependent launches here (compute
  * capability 9.0 and a build for sm_90; fast/dependent_launch.cuh). */
@@ -40,19 +43,19 @@ bool fast_pdl_available(logit_dtype dtype);
 void fast_launch_one_row(const void *x, logit_dtype dtype, size_t cols, int k, int *indices, float *probs,
                          cudaStream_t stream, bool dependent);
 
-/* A token a row drawn from the top K (common/sample.h says how), fused into fast_row and
+/* A token a row drawn from the top K (host/draw_reference.h says how), fused into fast_row and
  * fast_split (fast/draw.cuh). Everything here is device memory: the per-row arrays of params, and
  * rows of each output. */
 typedef struct {
-    sample_params params;
+    draw_params params;
     int *tokens;
     float *token_probs, *token_logprobs;
-} sample_request;
+} draw_request;
 
-/* The top-K of the rows and the draw, in one launch on the default stream, checked: fast_split's
- * kernel where split, else fast_row's (fast_chunks has no draw). */
-void fast_topk_sample(bool split, const void *x, logit_dtype dtype, size_t rows, size_t cols, int k, int *indices,
-                      float *probs, const sample_request *draw);
+/* The top-K of the rows and the draw, in one launch on `stream`, checked: fast_split's kernel where
+ * split, else fast_row's (fast_chunks has no draw). */
+void fast_topk_draw(bool split, const void *x, logit_dtype dtype, size_t rows, size_t cols, int k, int *indices,
+                    float *probs, const draw_request *draw, cudaStream_t stream);
 
 /* Whether fast takes fast_split for this many rows (fast_picks). */
 bool fast_takes_split(size_t rows, logit_dtype dtype);

@@ -8,11 +8,12 @@
 #include <string.h>
 
 #include "../common/check.h"
-#include "../common/outfile.h"
 #include "../common/stage.h"
 #include "decode_loop.h"
 #include "fused_topk.h"
-#include "sample_run.h"
+#include "host/draw_run.h"
+#include "host/topk_flags.h"
+#include "host/topk_outputs.h"
 
 static const char about[] =
     "06_fused_topk: the K most probable tokens of softmax(logits), row by row, without writing the\n"
@@ -87,10 +88,10 @@ static int default_draw(const stage_context *st, topk_case *c, const char *what)
     if (!stage_chosen(st, fast_topk_variant.name))
         return 0;
     printf("%s\n", what);
-    const sample_params how = {.temperature = 0.8f, .top_p = 0.9f, .seed = st->opts.seed};
-    sample_run s = sample_run_create(c, 50, how, draws_split(&fast_topk_variant, c));
-    const bool pass = sample_bench(&st->bench, c, 50, &s, fast_topk_variant.name, "sample");
-    sample_run_destroy(&s);
+    const draw_params how = {.temperature = 0.8f, .top_p = 0.9f, .seed = st->opts.seed};
+    draw_run s = draw_run_create(c, 50, how, draws_split(&fast_topk_variant, c));
+    const bool pass = draw_bench(&st->bench, c, 50, &s, fast_topk_variant.name, "sample");
+    draw_run_destroy(&s);
     return !pass;
 }
 
@@ -196,8 +197,8 @@ static int chosen_refusals(const stage_context *st, size_t rows, size_t cols, lo
 /* Refuses, before the GPU is opened, top-k of rows x cols logits of dtype where the variant named by
  * --variant (without it, every variant), the one --output writes or the one that draws (drawer, with
  * --sample) cannot take it by its stated limits. */
-static void refuse_past_limits(const stage_context *st, size_t rows, size_t cols, logit_dtype dtype, int k,
-                               const topk_variant *drawer)
+static void refuse_past_limits(const stage_context *st, const topk_options *t, size_t rows, size_t cols,
+                               logit_dtype dtype, int k, const topk_variant *drawer)
 {
     const topk_variant *named = named_variant(st);
     char why[128], line[1024];
@@ -207,7 +208,7 @@ static void refuse_past_limits(const stage_context *st, size_t rows, size_t cols
     if (!named && chosen_refusals(st, rows, cols, dtype, k, false, " ", line, sizeof line) == 0)
         die(EXIT_USAGE, "no variant takes %zu x %zu at K = %d: %s", rows, cols, k, line);
     const topk_variant *writer = output_writer(st);
-    if (st->opts.output_prefix && topk_refusal(writer, rows, cols, k, dtype, why, sizeof why))
+    if (t->output_prefix && topk_refusal(writer, rows, cols, k, dtype, why, sizeof why))
         die(EXIT_USAGE, "--output: %s %s", writer->name, why);
     if (drawer && topk_refusal(drawer, rows, cols, k, dtype, why, sizeof why))
         die(EXIT_USAGE, "--sample: the draw runs in %s, which %s", drawer->name, why);
@@ -223,74 +224,15 @@ static void say_left_out(const stage_context *st, const topk_case *c, int k)
         printf("%s.\n", line);
 }
 
-/* --output's files, opened before the GPU so that a path that cannot be written is refused at once
- * (outfile.h): the top-K's two, and with --sample the draw's three; NULL where not asked for. */
-typedef struct {
-    FILE *indices, *probs;
-    FILE *tokens, *token_probs, *token_logprobs;
-} output_files;
-
-/* Their names, PREFIX_<name>.npy, in output_files' order; how many a run writes. */
-static const char *const output_names[] = {"indices", "probs", "tokens", "token_probs", "token_logprobs"};
-enum { OUTPUT_FILES = sizeof output_names / sizeof output_names[0] };
-static int output_count(bool sample) { return sample ? OUTPUT_FILES : 2; }
-
-/* --output's file `name`: PREFIX_name.npy, to be freed. */
-static char *output_path(const char *prefix, const char *name)
+/* The logits of --input, from the file whose header settle_shape() judged: read whole, unchanged
+ * since, with no NaN or +inf among them and no row of nothing but -inf. */
+static void read_input_logits(const char *path, npy_file *opened, npy_logits *file)
 {
-    const size_t len = strlen(prefix) + strlen(name) + sizeof "_.npy";
-    char *path = xmalloc(len, "an output file's name");
-    snprintf(path, len, "%s_%s.npy", prefix, name);
-    return path;
-}
-
-static FILE *open_output(const char *prefix, const char *name)
-{
-    char *path = output_path(prefix, name);
-    FILE *out = outfile_open_or_exit(path, "--output file");
-    free(path);
-    return out;
-}
-
-/* Refuses a file the run would write that is one it reads (--input, or a .npy of one value a row) or
- * another one it writes: the rename at the end would replace it. */
-static void refuse_overwriting(const cli_options *o)
-{
-    const struct {
-        const char *flag, *path;
-    } reads[] = {{"--input", o->input_path}, {"--k", o->k_path}, {"--temperature", o->temperature_path},
-                 {"--top-p", o->top_p_path}};
-    const int n_outputs = o->output_prefix ? output_count(o->sample) : 0;
-    char *outputs[OUTPUT_FILES];
-    for (int f = 0; f < n_outputs; f++)
-        outputs[f] = output_path(o->output_prefix, output_names[f]);
-    for (int w = -1; w < n_outputs; w++) { /* -1: --csv */
-        const char *written = w < 0 ? o->csv_path : outputs[w], *flag = w < 0 ? "--csv" : "--output";
-        for (size_t r = 0; written && r < sizeof reads / sizeof reads[0]; r++)
-            if (reads[r].path && outfile_same_file(written, reads[r].path))
-                die(EXIT_USAGE, "%s would replace %s's file %s", flag, reads[r].flag, quote_arg(reads[r].path).text);
-        if (w >= 0 && o->csv_path && outfile_same_file(outputs[w], o->csv_path))
-            die(EXIT_USAGE, "--csv %s is also --output's file", quote_arg(o->csv_path).text);
-        for (int before = 0; w >= 0 && before < w; before++) /* two --output files, one linked to the other */
-            if (outfile_same_file(outputs[w], outputs[before]))
-                die(EXIT_USAGE, "--output: %s and %s are the same file", quote_arg(outputs[before]).text,
-                    quote_arg(outputs[w]).text);
-    }
-    for (int f = 0; f < n_outputs; f++)
-        free(outputs[f]);
-}
-
-/* The logits of --input, whose header `file` holds: read whole, the same shape and type, no NaN or
- * +inf among them, and no row of nothing but -inf. */
-static void read_input_logits(const char *path, npy_logits *file)
-{
-    const npy_logits header = *file;
     char err[700];
-    const int read = npy_read_logits(path, file, err, sizeof err);
+    const int read = npy_read_data(opened, file, err, sizeof err);
+    npy_close(opened);
     if (read)
         die(read == NPY_HOST_FAILED ? 1 : EXIT_USAGE, "--input %s: %s", quote_arg(path).text, err);
-    if (file->dtype != header.dtype || file->rows != header.rows || file->cols != header.cols)
-        die(EXIT_USAGE, "--input %s: the file changed while it was being read", quote_arg(path).text);
     char where[80];
     const char *what = npy_find_nan_or_inf(file, where, sizeof where);
     if (what)
@@ -303,144 +245,60 @@ static void read_input_logits(const char *path, npy_logits *file)
 
 /* What --sample asks for: the draw's settings (per-row arrays on the host) and which kernel draws. */
 typedef struct {
-    sample_params params;
-    const topk_variant *drawer; /* fast_row, fast_split or fast */
+    draw_params params;
+    const topk_variant *drawer; /* fast_row, fast_split or fast; NULL without --sample */
 } sampling;
 
-/* --rows/--cols or --input: one case, every chosen variant that can take it, with --sample the draw
- * (timed as experiment `sample`), and --output from fast (or --variant's), written only when every
- * row and the answer passed; otherwise every file is left as it was. Each file is replaced
- * atomically, and the renames follow one another once all the files are complete on the disk
- * (outfile_commit): a signal ends the program before all or after all, but a crash between two
- * leaves new files beside old ones. Returns the number of rows that failed; *failed_answer is the
- * name of the variant whose answer for --output failed, or NULL. */
-static int custom_run(const stage_context *st, topk_case *c, int k, const npy_logits *file, const output_files *out,
-                      const sampling *draw, const char **failed_answer)
-{
-    *failed_answer = NULL;
-    if (!st->opts.variant)
-        say_left_out(st, c, k);
-    title(st, file ? "Your logits." : "Random logits.");
-    int failed = experiment(st, c, all, N_VARIANTS, k, file ? "input" : "custom");
-    sample_run s;
-    if (draw) {
-        s = sample_run_create(c, k, draw->params, draws_split(draw->drawer, c));
-        printf("\n");
-        title(st, "A token a row drawn from the top K, fused into the kernel (every token checked).");
-        failed += !sample_bench(&st->bench, c, k, &s, draw->drawer->name, "sample");
-    }
-    if (!st->opts.output_prefix) {
-        if (draw)
-            sample_run_destroy(&s);
-        return failed;
-    }
-
-    const topk_variant *writer = draw ? draw->drawer : output_writer(st);
-    topk_check check;
-    sample_check drawn = {.pass = true};
-    if (draw) {
-        drawn = sample_run_check(&s, c, k, &check);
-    } else {
-        void *workspace = topk_workspace_alloc(writer, c, k);
-        int launches;
-        check = topk_case_check(c, writer, k, workspace, &launches);
-        CUDA_CHECK(cudaFree(workspace));
-    }
-
-    size_t shape[NPY_MAX_DIMS] = {c->rows, (size_t)k};
-    int ndim = 2;
-    if (file) {
-        ndim = file->ndim;
-        memcpy(shape, file->shape, sizeof shape);
-        shape[ndim - 1] = (size_t)k;
-    }
-    const quoted prefix = quote_arg(st->opts.output_prefix);
-    FILE *const files[] = {out->indices, out->probs, out->tokens, out->token_probs, out->token_logprobs};
-    const int n_files = output_count(draw != NULL);
-    const bool answer_ok = check.pass && drawn.pass;
-    if (failed || !answer_ok) {
-        for (int f = 0; f < n_files; f++)
-            outfile_abandon(files[f]);
-        const char *what = answer_ok ? "the rows above" : failed ? "the rows above and the answer" : "the answer";
-        if (draw)
-            printf("\nThe --output files are left as they were: %s failed verification against the fp64 reference.\n",
-                   what);
-        else
-            printf("\n%s_indices.npy and %s_probs.npy are left as they were: %s failed verification against the fp64 "
-                   "reference.\n", prefix.text, prefix.text, what);
-        *failed_answer = answer_ok ? NULL : writer->name;
-        if (draw)
-            sample_run_destroy(&s);
-        return failed;
-    }
-    char err[600];
-    if (npy_write(out->indices, "<i4", sizeof(int), shape, ndim, c->idx_host, err, sizeof err) ||
-        npy_write(out->probs, "<f4", sizeof(float), shape, ndim, c->prob_host, err, sizeof err))
-        die(1, "--output: %s", err);
-    if (draw) { /* one per row: the logits' shape without V */
-        const size_t *row_shape = shape;
-        const size_t rows_only[1] = {c->rows};
-        if (!file || ndim == 2)
-            row_shape = rows_only;
-        const int row_ndim = file && ndim == 3 ? 2 : 1;
-        if (npy_write(out->tokens, "<i4", sizeof(int), row_shape, row_ndim, s.tokens, err, sizeof err) ||
-            npy_write(out->token_probs, "<f4", sizeof(float), row_shape, row_ndim, s.token_probs, err, sizeof err) ||
-            npy_write(out->token_logprobs, "<f4", sizeof(float), row_shape, row_ndim, s.token_logprobs, err,
-                      sizeof err))
-            die(1, "--output: %s", err);
-        sample_run_destroy(&s);
-    }
-    outfile_commit_or_exit(files, n_files, "--output file");
-    if (draw)
-        printf("\nWrote %s_indices.npy, _probs.npy, _tokens.npy, _token_probs.npy and _token_logprobs.npy (%s's "
-               "answer, PASS against the fp64 reference).\n", prefix.text, writer->name);
-    else
-        printf("\nWrote %s_indices.npy and %s_probs.npy (%s's answer, PASS against the fp64 reference).\n",
-               prefix.text, prefix.text, writer->name);
-    return failed;
-}
+/* What a run on --rows/--cols or --input asks for, settled before the GPU is opened. */
+typedef struct {
+    size_t rows, cols; /* cols 0: the default run */
+    logit_dtype dtype;
+    int k;             /* with a K a row (--k FILE.npy), the largest */
+    npy_logits file;   /* --input's shape, and once read its logits */
+    npy_file opened;   /* --input, open from its header's judgement to its data's read */
+    bool from_file;
+    sampling draw;
+    topk_outputs out;
+} request;
 
 /* --temperature, --top-p or --k given as a .npy file: its values, one a row, read before the GPU. */
 static void *per_row_values(const char *flag, const char *path, const char *descr, size_t rows)
 {
     npy_vector v;
     char err[700];
-    const quoted shown = quote_arg(path);
-    const int rc = npy_read_vector(path, descr, &v, err, sizeof err);
+    /* A file of another length than `rows` is refused from its header, before its data is read. */
+    const int rc = npy_read_vector(path, descr, rows, &v, err, sizeof err);
     if (rc)
-        die(rc == NPY_HOST_FAILED ? 1 : EXIT_USAGE, "%s %s: %s", flag, shown.text, err);
-    if (v.n != rows)
-        die(EXIT_USAGE, "%s %s: it has %zu values and the logits %zu rows: give one a row", flag, shown.text, v.n,
-            rows);
+        die(rc == NPY_HOST_FAILED ? 1 : EXIT_USAGE, "%s %s: %s", flag, quote_arg(path).text, err);
     return v.data;
 }
 
 /* The per-row files of --sample, read and checked; the run's K is the largest of --k's. Everything
  * refused here is refused before the GPU is opened. */
-static void read_per_row(const cli_options *o, size_t rows, size_t cols, sample_params *p, int *k)
+static void read_per_row(const topk_options *own, size_t rows, size_t cols, draw_params *p, int *k)
 {
-    if (o->temperature_path) {
-        float *t = per_row_values("--temperature", o->temperature_path, "<f4", rows);
+    if (own->temperature_path) {
+        float *t = per_row_values("--temperature", own->temperature_path, "<f4", rows);
         for (size_t r = 0; r < rows; r++)
-            if (!sample_temperature_ok(t[r]))
+            if (!draw_temperature_ok(t[r]))
                 die(EXIT_USAGE, "--temperature %s: row %zu's %.9g is not a finite number >= 0",
-                    quote_arg(o->temperature_path).text, r, t[r]);
+                    quote_arg(own->temperature_path).text, r, t[r]);
         p->temperatures = t;
     }
-    if (o->top_p_path) {
-        float *tp = per_row_values("--top-p", o->top_p_path, "<f4", rows);
+    if (own->top_p_path) {
+        float *tp = per_row_values("--top-p", own->top_p_path, "<f4", rows);
         for (size_t r = 0; r < rows; r++)
-            if (!sample_top_p_ok(tp[r]))
-                die(EXIT_USAGE, "--top-p %s: row %zu's %.9g is not in (0, 1]", quote_arg(o->top_p_path).text, r, tp[r]);
+            if (!draw_top_p_ok(tp[r]))
+                die(EXIT_USAGE, "--top-p %s: row %zu's %.9g is not in (0, 1]", quote_arg(own->top_p_path).text, r, tp[r]);
         p->top_ps = tp;
     }
-    if (o->k_path) {
-        int *ks = per_row_values("--k", o->k_path, "<i4", rows);
+    if (own->k_path) {
+        int *ks = per_row_values("--k", own->k_path, "<i4", rows);
         *k = 1;
         for (size_t r = 0; r < rows; r++) {
             if (ks[r] < 1 || (size_t)ks[r] > cols)
                 die(EXIT_USAGE, "--k %s: row %zu's K of %d is not from 1 to the row's %zu logits",
-                    quote_arg(o->k_path).text, r, ks[r], cols);
+                    quote_arg(own->k_path).text, r, ks[r], cols);
             if (ks[r] > *k)
                 *k = ks[r];
         }
@@ -459,83 +317,163 @@ static const topk_variant *drawer(const stage_context *st)
     return named;
 }
 
-int main(int argc, char **argv)
+/* The shape, type and K of the run, from --input's header or --rows/--cols, and what they refuse. */
+static request settle_shape(const cli_options *o, const topk_options *t)
+{
+    request q = {.from_file = t->input_path != NULL};
+    char err[700];
+    if (q.from_file) {
+        const int read = npy_open_logits(t->input_path, &q.opened, &q.file, err, sizeof err);
+        if (read)
+            die(read == NPY_HOST_FAILED ? 1 : EXIT_USAGE, "--input %s: %s", quote_arg(t->input_path).text, err);
+        if (t->dtype_given && t->dtype != q.file.dtype)
+            die(EXIT_USAGE, "--dtype %s: the file's logits are %s", dtype_name(t->dtype), dtype_name(q.file.dtype));
+    }
+    q.rows = q.from_file ? q.file.rows : o->rows;
+    q.cols = q.from_file ? q.file.cols : o->cols;
+    q.dtype = q.from_file ? q.file.dtype : t->dtype;
+    q.k = t->k ? t->k : 10;
+    if (t->k && q.cols && (size_t)t->k > q.cols)
+        die(EXIT_USAGE, "--k %d: a row has only %zu logits (V)", t->k, q.cols);
+    if (!t->k && !t->k_path && q.cols && q.cols < 10)
+        die(EXIT_USAGE, "a row has only %zu logits (V), fewer than the default K of 10: give --k", q.cols);
+    if (t->output_prefix && !q.cols)
+        die(EXIT_USAGE, "--output needs --input or --rows/--cols");
+    if (!q.cols && (t->k || t->k_path || t->dtype_given))
+        die(EXIT_USAGE, "--k and --dtype go with --rows/--cols (the default run sets its own)");
+    if (!q.cols && input_largest_magnitude(o->input) > dtype_largest(DTYPE_F16))
+        die(EXIT_USAGE, "--range %.9g:%.9g: the default run draws fp16 logits too, and --dist %s would draw numbers "
+            "past fp16's largest, %.9g (with --rows and --cols it draws --dtype's alone, float32 by default)",
+            o->input.lo, o->input.hi, dist_name(o->input.dist), dtype_largest(DTYPE_F16));
+    return q;
+}
+
+/* Everything the user can get wrong, refused before the GPU is touched (what an --input file's header
+ * tells, before its data is read); then --input's logits read and --output's files opened. */
+static request settle(const stage_context *st, const topk_options *t)
+{
+    topk_outputs_refuse_overwriting(&st->opts, t);
+    request q = settle_shape(&st->opts, t);
+    if (t->sampling_given && !t->sample)
+        die(EXIT_USAGE, "--temperature, --top-p and --min-p go with --sample");
+    if (t->k_path && !t->sample)
+        die(EXIT_USAGE, "--k %s: a K a row goes with --sample (the top-K itself has one K)", quote_arg(t->k_path).text);
+    if (t->sample && !q.cols)
+        die(EXIT_USAGE, "--sample needs --input or --rows/--cols (the default run draws its own)");
+    q.draw.params = (draw_params){.temperature = t->temperature, .top_p = t->top_p, .min_p = t->min_p,
+                                  .seed = st->opts.seed};
+    if (t->sample) {
+        q.draw.drawer = drawer(st);
+        read_per_row(t, q.rows, q.cols, &q.draw.params, &q.k);
+    }
+    if (q.cols)
+        refuse_past_limits(st, t, q.rows, q.cols, q.dtype, q.k, q.draw.drawer);
+    if (q.from_file)
+        read_input_logits(t->input_path, &q.opened, &q.file);
+    q.out = topk_outputs_open(t);
+    return q;
+}
+
+/* The answer --output writes, from fast (or --variant's, or the drawer's): run once more, copied to
+ * the case's host arrays and checked against the reference, with the draw where there is one. */
+static bool check_answer(topk_case *c, int k, const topk_variant *writer, draw_run *drawn)
+{
+    topk_check check;
+    if (drawn) {
+        const draw_check tokens = draw_run_check(drawn, c, k, &check);
+        return check.pass && tokens.pass;
+    }
+    void *workspace = topk_workspace_alloc(writer, c, k);
+    int launches;
+    check = topk_case_check(c, writer, k, workspace, &launches);
+    CUDA_CHECK(cudaFree(workspace));
+    return check.pass;
+}
+
+/* --output's files, from the answer where it and every timed row passed, else left as they were.
+ * Returns the name of the variant whose answer failed, or NULL. */
+static const char *write_outputs(const stage_context *st, request *q, topk_case *c, int failed, draw_run *drawn)
+{
+    const topk_variant *writer = drawn ? q->draw.drawer : output_writer(st);
+    const bool answer_ok = check_answer(c, q->k, writer, drawn);
+    if (failed || !answer_ok) {
+        topk_outputs_abandon(&q->out, answer_ok ? "the rows above" : failed ? "the rows above and the answer"
+                                                                           : "the answer");
+        return answer_ok ? NULL : writer->name;
+    }
+    size_t shape[NPY_MAX_DIMS] = {c->rows, (size_t)q->k};
+    int ndim = 2;
+    if (q->from_file) {
+        ndim = q->file.ndim;
+        memcpy(shape, q->file.shape, sizeof shape);
+        shape[ndim - 1] = (size_t)q->k;
+    }
+    topk_outputs_write(&q->out, c, shape, ndim, drawn, writer->name);
+    return NULL;
+}
+
+/* --rows/--cols or --input: one case, every chosen variant that can take it, with --sample the draw
+ * (timed as experiment `sample`), then --output's files. Each file is replaced atomically, and the
+ * renames follow one another once all the files are complete on the disk (outfile_commit): a signal
+ * ends the program before all or after all, but a crash between two leaves new files beside old ones.
+ * Returns the number of rows that failed; *failed_answer is the name of the variant whose answer for
+ * --output failed, or NULL. */
+static int custom_run(const stage_context *st, request *q, const char **failed_answer)
+{
+    topk_case c = q->from_file ? topk_case_from_npy(&q->file, q->k)
+                               : topk_case_create(q->rows, q->cols, q->dtype, st->opts.input, st->opts.seed, q->k);
+    if (q->from_file)
+        npy_logits_free(&q->file); /* the case holds the logits now; the file's shape is still needed */
+    if (!st->opts.variant)
+        say_left_out(st, &c, q->k);
+    title(st, q->from_file ? "Your logits." : "Random logits.");
+    int failed = experiment(st, &c, all, N_VARIANTS, q->k, q->from_file ? "input" : "custom");
+    draw_run drawn;
+    const sampling *draw = q->draw.drawer ? &q->draw : NULL;
+    if (draw) {
+        drawn = draw_run_create(&c, q->k, draw->params, draws_split(draw->drawer, &c));
+        printf("\n");
+        title(st, "A token a row drawn from the top K, fused into the kernel (every token checked).");
+        failed += !draw_bench(&st->bench, &c, q->k, &drawn, draw->drawer->name, "sample");
+    }
+    *failed_answer = q->out.prefix ? write_outputs(st, q, &c, failed, draw ? &drawn : NULL) : NULL;
+    if (draw)
+        draw_run_destroy(&drawn);
+    topk_case_destroy(&c);
+    return failed;
+}
+
+static void parse_flags(stage_context *st, topk_options *t, int argc, char **argv)
 {
     const char *names[N_VARIANTS];
     for (int v = 0; v < N_VARIANTS; v++)
         names[v] = all[v]->name;
+    topk_options_defaults(t);
+    const cli_table own = {topk_flags, t};
+    stage_parse(st, argc, argv, about, names, N_VARIANTS, STAGE_READS_ROWS, &own);
+    char err[512];
+    if (topk_options_check(&st->opts, t, err, sizeof err))
+        die(EXIT_USAGE, "%s", err);
+}
+
+int main(int argc, char **argv)
+{
     stage_context st;
-    stage_parse(&st, argc, argv, about, names, N_VARIANTS, STAGE_TOPK);
-    const cli_options *o = &st.opts;
+    topk_options t;
+    parse_flags(&st, &t, argc, argv);
+    request q = settle(&st, &t);
 
-    /* Everything the user can get wrong is refused before the GPU is touched; what an --input file's
-     * header tells, before its data is read. */
-    refuse_overwriting(o);
-    npy_logits file;
-    char err[700];
-    if (o->input_path) {
-        const int read = npy_read_logits_header(o->input_path, &file, err, sizeof err);
-        if (read)
-            die(read == NPY_HOST_FAILED ? 1 : EXIT_USAGE, "--input %s: %s", quote_arg(o->input_path).text, err);
-        if (o->dtype_given && o->dtype != file.dtype)
-            die(EXIT_USAGE, "--dtype %s: the file's logits are %s", dtype_name(o->dtype), dtype_name(file.dtype));
-    }
-    const size_t rows = o->input_path ? file.rows : o->rows, cols = o->input_path ? file.cols : o->cols;
-    const logit_dtype dtype = o->input_path ? file.dtype : o->dtype;
-    int k = o->k ? o->k : 10;
-    if (o->k && cols && (size_t)o->k > cols)
-        die(EXIT_USAGE, "--k %d: a row has only %zu logits (V)", o->k, cols);
-    if (!o->k && !o->k_path && cols && cols < 10)
-        die(EXIT_USAGE, "a row has only %zu logits (V), fewer than the default K of 10: give --k", cols);
-    if (o->output_prefix && !cols)
-        die(EXIT_USAGE, "--output needs --input or --rows/--cols");
-    if (!cols && (o->k || o->k_path || o->dtype_given))
-        die(EXIT_USAGE, "--k and --dtype go with --rows/--cols (the default run sets its own)");
-    if (!cols && input_largest_magnitude(o->input) > dtype_largest(DTYPE_F16))
-        die(EXIT_USAGE, "--range %.9g:%.9g: the default run draws fp16 logits too, and --dist %s would draw numbers "
-            "past fp16's largest, %.9g (with --rows and --cols it draws --dtype's alone, float32 by default)",
-            o->input.lo, o->input.hi, dist_name(o->input.dist), dtype_largest(DTYPE_F16));
-    if (o->sampling_given && !o->sample)
-        die(EXIT_USAGE, "--temperature, --top-p and --min-p go with --sample");
-    if (o->k_path && !o->sample)
-        die(EXIT_USAGE, "--k %s: a K a row goes with --sample (the top-K itself has one K)", quote_arg(o->k_path).text);
-    if (o->sample && !cols)
-        die(EXIT_USAGE, "--sample needs --input or --rows/--cols (the default run draws its own)");
-    sampling draw = {.params = {.temperature = o->temperature, .top_p = o->top_p, .min_p = o->min_p, .seed = o->seed}};
-    if (o->sample) {
-        draw.drawer = drawer(&st);
-        read_per_row(o, rows, cols, &draw.params, &k);
-    }
-    if (cols)
-        refuse_past_limits(&st, rows, cols, dtype, k, o->sample ? draw.drawer : NULL);
-    if (o->input_path)
-        read_input_logits(o->input_path, &file);
-    output_files out = {NULL};
-    FILE **const slots[OUTPUT_FILES] = {&out.indices, &out.probs, &out.tokens, &out.token_probs, &out.token_logprobs};
-    for (int f = 0; o->output_prefix && f < output_count(o->sample); f++)
-        *slots[f] = open_output(o->output_prefix, output_names[f]);
-
-    stage_open(&st, argc, argv, RELATIVE_SPEEDUP);
+    stage_open(&st, argc, argv, RELATIVE_SPEEDUP, TOPK_CSV_COLUMNS);
     const topk_variant *named = named_variant(&st);
     const char *why_not = named && named->why_not_here ? named->why_not_here() : NULL;
     if (why_not)
         die(EXIT_USAGE, "--variant %s cannot run here: it %s", named->name, why_not);
 
-    int failed;
     const char *failed_answer = NULL;
-    if (cols) {
-        topk_case c = o->input_path ? topk_case_from_npy(&file, k)
-                                    : topk_case_create(rows, cols, dtype, o->input, o->seed, k);
-        if (o->input_path)
-            npy_logits_free(&file); /* the case holds the logits now; the file's shape is still needed */
-        failed = custom_run(&st, &c, k, o->input_path ? &file : NULL, &out, o->sample ? &draw : NULL, &failed_answer);
-        topk_case_destroy(&c);
-    } else {
-        failed = default_run(&st);
-    }
-    free((void *)draw.params.temperatures);
-    free((void *)draw.params.top_ps);
-    free((void *)draw.params.ks);
+    const int failed = q.cols ? custom_run(&st, &q, &failed_answer) : default_run(&st);
+    free((void *)q.draw.params.temperatures);
+    free((void *)q.draw.params.top_ps);
+    free((void *)q.draw.params.ks);
     stage_end(&st, failed);
     if (failed_answer)
         die(1, "the answer of %s for --output failed verification against the fp64 reference; the files were not "

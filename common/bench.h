@@ -45,7 +45,7 @@ typedef struct {
      * --variant asks it for another (NULL: all, or single_row_only, which the stage checks). */
     bool (*supports)(size_t rows, size_t cols);
     const char *handles;
-    /* A library measured for comparison (cuDNN): its rows are verified and shown like any other,
+    /* A library measured for comparison: its rows are verified and shown like any other,
      * but a FAIL of the library's is not a failure of the run. */
     bool library;
 } softmax_variant;
@@ -62,7 +62,7 @@ typedef struct {
     float *x, *y;         /* device copies */
 } softmax_case;
 
-/* Everything a run shares, softmax or top-K: timing settings, the ceiling rows are compared with,
+/* Everything a run shares, whatever its tables: timing settings, the ceiling rows are compared with,
  * the CSV (or NULL), and how timing rows are compared with the first variant timed on the same
  * input. */
 typedef struct {

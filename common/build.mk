@@ -30,61 +30,52 @@ ifeq ($(origin ARCH),environment)
   ARCH_SOURCE ?= set in the environment
 endif
 ARCH_SOURCE ?= set on the command line
-export ARCH ARCH_SOURCE
 
-# Each architecture sm_ and a number; the newest by number (100 is newer than 90), for the PTX.
-ARCH_LIST := $(subst $(comma), ,$(ARCH))
-ifneq ($(or $(if $(ARCH_LIST),,empty),$(shell printf '%s\n' $(ARCH_LIST) | grep -Evx 'sm_[0-9]+')),)
-  $(error ARCH must name architectures like sm_90 or "sm_80 sm_90", got '$(ARCH)')
+# Each architecture sm_ and a number, checked by make itself as ARCH was written ($(value):
+# unexpanded), before any shell sees it; the newest by number (100 is newer than 90), for the PTX.
+no_digits = $(subst 0,,$(subst 1,,$(subst 2,,$(subst 3,,$(subst 4,,$(subst 5,,$(subst 6,,$(subst 7,,$(subst 8,,$(subst 9,,$(1)))))))))))
+is_arch = $(and $(filter sm_%,$(1)),$(1:sm_%=%),$(if $(call no_digits,$(1:sm_%=%)),,$(1)))
+ARCH_LIST := $(strip $(subst $(comma), ,$(value ARCH)))
+ifneq ($(or $(if $(ARCH_LIST),,empty),$(strip $(foreach a,$(ARCH_LIST),$(if $(call is_arch,$(a)),,$(a))))),)
+  $(error ARCH must name architectures like sm_90 or "sm_80 sm_90", got '$(value ARCH)')
 endif
+export ARCH ARCH_SOURCE
 ARCH_NEWEST := $(shell printf '%s\n' $(ARCH_LIST:sm_%=%) | sort -n | tail -n 1)
 GENCODE := $(foreach a,$(ARCH_LIST),-gencode arch=compute_$(a:sm_%=%),code=$(a)) \
            -gencode arch=compute_$(ARCH_NEWEST),code=compute_$(ARCH_NEWEST)
 
-# cuDNN, optional: a stage that measures it sets USES_CUDNN := 1. Found in the first of these places
-# (a header folder with cudnn.h, then a library folder with libcudnn.so) that has both: CUDNN_HOME's
-# include/ and lib64/ or lib/ when it is set, and only there; otherwise the CUDA toolkit, the
-# system's packages (Debian's and Ubuntu's libcudnn*-dev), and PyTorch's pip wheel (nvidia/cudnn).
-ifdef USES_CUDNN
-  MULTIARCH := $(shell uname -m)-linux-gnu
-  ifdef CUDNN_HOME
-    CUDNN_PLACES := $(CUDNN_HOME)/include:$(CUDNN_HOME)/lib64 $(CUDNN_HOME)/include:$(CUDNN_HOME)/lib
-    CUDNN_SEARCHED := CUDNN_HOME=$(CUDNN_HOME)
-  else
-    CUDNN_WHEEL := $(shell python3 -c 'import nvidia.cudnn as m; print(list(m.__path__)[0])' 2>/dev/null)
-    CUDNN_PLACES := $(CUDA_HOME)/include:$(CUDA_HOME)/lib64 /usr/include/$(MULTIARCH):/usr/lib/$(MULTIARCH) \
-                    /usr/include:/usr/lib/$(MULTIARCH) $(if $(CUDNN_WHEEL),$(CUDNN_WHEEL)/include:$(CUDNN_WHEEL)/lib)
-    CUDNN_SEARCHED := the CUDA toolkit, /usr/include, PyTorch's wheel; set CUDNN_HOME
-  endif
-  cudnn_lib_in = $(firstword $(wildcard $(1)/libcudnn.so $(1)/libcudnn.so.[0-9]*))
-  cudnn_place = $(and $(wildcard $(firstword $(subst :, ,$(1)))/cudnn.h),$(call cudnn_lib_in,$(lastword $(subst :, ,$(1)))))
-  CUDNN_FOUND := $(firstword $(foreach p,$(CUDNN_PLACES),$(if $(call cudnn_place,$(p)),$(p))))
-endif
-ifneq ($(CUDNN_FOUND),)
-  CUDNN_LIB := $(call cudnn_lib_in,$(lastword $(subst :, ,$(CUDNN_FOUND))))
-  CUDNN_FLAGS := -DHAVE_CUDNN -I$(firstword $(subst :, ,$(CUDNN_FOUND)))
-  CUDNN_LDLIBS := -Xlinker $(CUDNN_LIB) -Xlinker -rpath -Xlinker $(dir $(CUDNN_LIB))
-  CUDNN_STATUS := with cuDNN ($(CUDNN_LIB))
-else ifdef USES_CUDNN
-  CUDNN_STATUS := without cuDNN (no cudnn.h with a libcudnn.so in: $(CUDNN_SEARCHED))
+# A library a stage measures beside its own kernels: the stage's Makefile names, in LIBRARY_MK, a file
+# that finds it from CUDA_HOME and sets LIBRARY_FLAGS (to compile), LIBRARY_LDLIBS (to link) and
+# LIBRARY_STATUS (a few words for the link line), each empty where the library is absent.
+ifdef LIBRARY_MK
+  include $(LIBRARY_MK)
 endif
 
 CC ?= gcc
-CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Wshadow -I$(CUDA_HOME)/include -MMD -MP $(CUDNN_FLAGS)
-NVCCFLAGS := -std=c++17 -O3 -lineinfo $(GENCODE) -Xcompiler -Wall -MMD -MP $(CUDNN_FLAGS) $(NVCC_EXTRA)
-LDLIBS := -lm -lpthread $(CUDNN_LDLIBS)
+CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Wshadow -I$(CUDA_HOME)/include -MMD -MP $(LIBRARY_FLAGS)
+NVCCFLAGS := -std=c++17 -O3 -lineinfo $(GENCODE) -Xcompiler -Wall -MMD -MP $(LIBRARY_FLAGS) $(NVCC_EXTRA)
+LDLIBS := -lm -lpthread $(LIBRARY_LDLIBS)
 
 COMMON_SRCS := check.c cli.c inputs.c reference.c verify.c gpu.c report.c bench.c stage.c gpu_kernels.cu \
-               dtype.c npy.c outfile.c topk.c topk_bench.c host_threads.c sample.c
+               outfile.c host_threads.c
 COMMON_OBJS := $(patsubst %,$(BUILD)/common/%.o,$(basename $(COMMON_SRCS)))
 
-# $(BUILD)/arch.txt holds the compilers, the -gencode and cuDNN flags and NVCC_EXTRA; it changes only
-# when they do, and every object depends on it, so a new ARCH (or NVCC, CC, CUDNN_HOME, NVCC_EXTRA)
+# $(BUILD)/arch.txt holds the compilers, the -gencode and library flags and NVCC_EXTRA; it changes only
+# when they do, and every object depends on it, so a new ARCH (or NVCC, CC, library, NVCC_EXTRA)
 # rebuilds everything and an unchanged one rebuilds nothing (an empty NVCC_EXTRA adds nothing to it,
-# not even a space).
+# not even a space). Make reads it ($(file <), no shell) and its rule rewrites it only when the text
+# differs (or it is missing), so make -n prints the rewrite and changes no file. The rule is not the
+# default goal: that stays the first target of the Makefile that includes this one.
 ARCH_STAMP := $(BUILD)/arch.txt
-STAMP_TEXT := $(NVCC) $(CC) $(GENCODE) $(CUDNN_FLAGS)$(if $(NVCC_EXTRA), $(NVCC_EXTRA))
-$(shell mkdir -p $(BUILD); echo '$(STAMP_TEXT)' | cmp -s - $(ARCH_STAMP) || echo '$(STAMP_TEXT)' > $(ARCH_STAMP))
+STAMP_TEXT := $(NVCC) $(CC) $(GENCODE) $(LIBRARY_FLAGS)$(if $(NVCC_EXTRA), $(NVCC_EXTRA))
+STAMP_NOW := $(file <$(ARCH_STAMP))
+stamp_default_goal := $(.DEFAULT_GOAL)
+$(ARCH_STAMP): $(if $(and $(findstring $(STAMP_TEXT),$(STAMP_NOW)),$(findstring $(STAMP_NOW),$(STAMP_TEXT))),,FORCE)
+	@mkdir -p $(@D)
+	@printf '%s\n' '$(subst ','\'',$(STAMP_TEXT))' > $@
+.PHONY: FORCE
+FORCE:
+.DEFAULT_GOAL := $(stamp_default_goal)
 
 $(BUILD)/%.o: $(ROOT)/%.c $(ARCH_STAMP)
 	@mkdir -p $(@D)

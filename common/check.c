@@ -7,20 +7,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *prog = "run";
+static quoted prog = {"run"};
 
 void set_program_name(const char *argv0)
 {
     const char *slash = argv0 ? strrchr(argv0, '/') : NULL;
-    prog = slash ? slash + 1 : (argv0 ? argv0 : "run");
+    prog = quote_arg(slash ? slash + 1 : (argv0 ? argv0 : "run"));
 }
 
-const char *program_name(void) { return prog; }
+const char *program_name(void) { return prog.text; }
 
 void die(int code, const char *fmt, ...)
 {
     va_list ap;
-    fprintf(stderr, "%s: ", prog);
+    fprintf(stderr, "%s: ", prog.text);
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
     va_end(ap);

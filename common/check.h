@@ -29,7 +29,8 @@ extern "C" {
 
 void cuda_check(cudaError_t err, const char *what, const char *file, int line);
 
-/* Name used as the prefix of every message ("run: ..."); set once from argv[0]. */
+/* Name used as the prefix of every message ("run: ..."); set once from argv[0], escaped as
+ * quote_arg() escapes it so that a message stays one line. */
 void set_program_name(const char *argv0);
 const char *program_name(void);
 

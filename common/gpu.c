@@ -122,10 +122,9 @@ gpu_timing timing_summary(double *ms, int n)
     return (gpu_timing){.median_ms = median, .min_ms = ms[0], .max_ms = ms[n - 1]};
 }
 
-/* The warm-up goes on, `warmup` runs at a time, until it has taken WARMUP_MIN_MS of GPU time. A
+/* The warm-up goes on, `warmup` runs at a time, until it has taken WARMUP_MIN_MS of GPU time: a
  * kernel timed right after another variant's long run can be slow for its first tens of
- * milliseconds: stage 06's bf16 fast_row, timed right after the unfused sort's 110 runs, measured
- * 0.248 ms after 10 warm-up runs (2.5 ms of them) and 0.226 ms after 200, as it does alone. */
+ * milliseconds (EXPERIMENTS.md, "How to read the timing tables"). */
 #define WARMUP_MIN_MS 100.0f
 
 static void warm_up(gpu_work_fn work, void *ctx, int warmup)

@@ -1,5 +1,5 @@
 /* Work on the host split over every CPU core: the fp64 reference and the random logits of a large
- * case (stage 06's 8192 x 128256) take seconds on one core and a fraction of one on sixteen.
+ * case (8192 rows of 128256) take seconds on one core and a fraction of one on sixteen.
  *
  * The work is a range [0, n) of independent items (rows, elements): each thread takes one
  * contiguous band and nothing is shared, so the answer does not depend on the number of threads. */

@@ -32,7 +32,7 @@ static uint64_t next_u64(uint64_t *state)
 /* Uniform in [0, 1) with 53 random bits. */
 static double next_unit(uint64_t *state) { return (double)(next_u64(state) >> 11) * 0x1p-53; }
 
-/* Box-Muller: one standard normal sample per call (the second one is dropped for simplicity). */
+/* Box-Muller: one standard normal number per call (the second one is dropped for simplicity). */
 static double next_normal(uint64_t *state)
 {
     const double two_pi = 6.283185307179586;
@@ -85,7 +85,7 @@ void fill_inputs(float *x, size_t rows, size_t cols, input_spec spec, uint64_t s
     fill_inputs_threads(x, rows, cols, spec, seed, host_cpu_count());
 }
 
-/* Box-Muller's largest sample: sqrt(-2 log u1) with u1 at its smallest, 2^-53. */
+/* Box-Muller's largest number: sqrt(-2 log u1) with u1 at its smallest, 2^-53. */
 #define NORMAL_LARGEST 8.58
 
 double input_largest_magnitude(input_spec spec)

@@ -30,7 +30,7 @@ int dist_from_name(const char *name, input_dist *dist);
 void fill_inputs(float *x, size_t rows, size_t cols, input_spec spec, uint64_t seed);
 
 /* The largest magnitude fill_inputs can draw from spec (before rounding to float32): past the
- * largest value of the type the inputs are stored in (dtype_largest), some would come out infinite. */
+ * largest value of the type the inputs are stored in, some would come out infinite. */
 double input_largest_magnitude(input_spec spec);
 /* The same on `threads` threads (fill_inputs: one a CPU core, host_threads.h): the same numbers on
  * any count. */

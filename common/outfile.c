@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/fs.h> /* FS_IOC_GETFLAGS, FS_APPEND_FL, FS_IMMUTABLE_FL */
 #ifndef NAME_MAX
 #define NAME_MAX 255 /* the longest name of a file, where limits.h leaves it to pathconf */
 #endif
@@ -12,6 +13,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -194,11 +196,52 @@ static int may_replace(const char *target)
     return 0;
 }
 
-FILE *outfile_open(const char *path)
+/* The attribute flags of path (FS_IOC_GETFLAGS), or 0 where they cannot be read: a file system
+ * without them (ENOTTY, EOPNOTSUPP, EINVAL), no file there yet, or one this user may not open. */
+static int attributes(const char *path, int open_flags)
+{
+    /* O_NONBLOCK: should a pipe have taken the file's place, the open does not wait for a writer. */
+    const int fd = open(path, open_flags | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    int flags;
+    if (ioctl(fd, FS_IOC_GETFLAGS, &flags) != 0)
+        flags = 0;
+    close(fd);
+    return flags;
+}
+
+/* Why the rename at the end could not put target (an absolute path) in place, as the attributes
+ * (chattr) of the file and of its directory tell, with errno EPERM; NULL where they allow it. An
+ * append-only or immutable file cannot be replaced; in an append-only directory a temporary can be
+ * made but neither renamed nor removed, so it would be left there; in an immutable one none can be
+ * made. */
+static const char *attribute_refusal(const char *target)
+{
+    char dir[PATH_MAX];
+    directory_of(target, strrchr(target, '/'), dir);
+    const int file = attributes(target, O_RDONLY), in_dir = attributes(dir, O_RDONLY | O_DIRECTORY);
+    const char *why = NULL;
+    if (file & FS_IMMUTABLE_FL)
+        why = "it is immutable (chattr +i): the finished file cannot replace it";
+    else if (file & FS_APPEND_FL)
+        why = "it is append-only (chattr +a): the finished file cannot replace it";
+    else if (in_dir & FS_IMMUTABLE_FL)
+        why = "its directory is immutable (chattr +i): no file can be made there";
+    else if (in_dir & FS_APPEND_FL)
+        why = "its directory is append-only (chattr +a): the finished file cannot be renamed into place";
+    if (why)
+        errno = EPERM;
+    return why;
+}
+
+/* outfile_open, with *why the reason for a refusal that errno alone does not tell (else NULL). */
+static FILE *open_output(const char *path, const char **why)
 {
     char target[PATH_MAX];
     mode_t mode;
-    if (resolve(path, target, &mode) != 0 || may_replace(target) != 0)
+    *why = NULL;
+    if (resolve(path, target, &mode) != 0 || (*why = attribute_refusal(target)) != NULL || may_replace(target) != 0)
         return NULL;
     entry *e = entries;
     while (e < entries + OUTFILE_MAX && atomic_load(&e->state) != FREE)
@@ -239,6 +282,12 @@ FILE *outfile_open(const char *path)
         return NULL;
     }
     return e->stream;
+}
+
+FILE *outfile_open(const char *path)
+{
+    const char *why;
+    return open_output(path, &why);
 }
 
 static entry *entry_of(FILE *out)
@@ -343,11 +392,12 @@ FILE *outfile_open_or_exit(const char *path, const char *what)
     if (is_open_as(path, STDOUT_FILENO) || is_open_as(path, STDERR_FILENO))
         die(EXIT_USAGE, "cannot write %s '%s': it is the file this program's output goes to", what,
             quote_arg(path).text);
-    FILE *out = outfile_open(path);
+    const char *why;
+    FILE *out = open_output(path, &why);
     if (!out) {
         const int e = errno;
         die(errno_is_machines_fault(e) ? 1 : EXIT_USAGE, "cannot write %s '%s': %s", what, quote_arg(path).text,
-            e == EINVAL ? "not a regular file" : strerror(e));
+            why ? why : e == EINVAL ? "not a regular file" : strerror(e));
     }
     return out;
 }

@@ -17,7 +17,8 @@
  * Creating the temporary is also the check that the path can be written at all, so a program opens
  * its outputs before the long work, and finds a missing directory at once; so is the check that the
  * rename may replace the file there (not one this user may not write, nor another user's in a
- * sticky directory such as /tmp). A program opens at most
+ * sticky directory such as /tmp, nor a file or directory made append-only or immutable with chattr,
+ * where the file system keeps those attributes). A program opens at most
  * OUTFILE_MAX outputs in its life, all from one thread. */
 #ifndef COMMON_OUTFILE_H
 #define COMMON_OUTFILE_H
@@ -29,15 +30,17 @@
 extern "C" {
 #endif
 
-/* --csv and stage 06's --output files (two, and three more with --sample): the size of the table of
- * names the signal handler reads (outfile.c). */
+/* The most files a program has open at once (--csv and a stage's own outputs): the size of the
+ * table of names the signal handler reads (outfile.c). */
 #define OUTFILE_MAX 6
 
 /* A stream to the temporary of `path`; or NULL with errno set when it cannot be made: EISDIR when
  * the path names a directory, EINVAL when it names something else that is not a regular file,
  * EACCES when a file is there that this user may not write, EPERM when it is another user's in a
- * sticky directory, else the errno of the call that failed (ENOENT, EACCES, ENAMETOOLONG, ...). An
- * output past the program's OUTFILE_MAX is a bug: one line, exit 1. */
+ * sticky directory or when the file or its directory is append-only or immutable (FS_IOC_GETFLAGS;
+ * not refused where the file system has no such attributes), else the errno of the call that
+ * failed (ENOENT, EACCES, ENAMETOOLONG, ...). Nothing is left behind. An output past the program's
+ * OUTFILE_MAX is a bug: one line, exit 1. */
 FILE *outfile_open(const char *path);
 
 /* Puts n outputs in place together: flushes each stream and fsyncs its temporary, and only when all
@@ -60,8 +63,9 @@ bool outfile_same_file(const char *a, const char *b);
 
 /* What a program calls: outfile_open, or one line "cannot write <what> '<path>': <reason>" and exit 1
  * when the machine failed (errno_is_machines_fault: a full disk, too many open files), else exit 2:
- * the path is the user's to fix (a missing directory, no permission, not a regular file, or the file
- * the program's standard output or error goes to, which the rename would take from under it). */
+ * the path is the user's to fix (a missing directory, no permission, not a regular file, a file or
+ * directory append-only or immutable, which the reason names, or the file the program's standard
+ * output or error goes to, which the rename would take from under it). */
 FILE *outfile_open_or_exit(const char *path, const char *what);
 
 /* outfile_commit, or one line "writing <what> '<path>' failed: <reason>" naming the output that

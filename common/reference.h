@@ -20,10 +20,10 @@ extern "C" {
  * exp(-inf - -inf) is NaN; and a NaN term makes the sum, and so every quotient, NaN. The other rows
  * are unaffected. Two exceptions, both outside the course's own algorithm: stage 01's naive kernel
  * has no max to subtract, so a +inf overflows its sum like any logit above 88.72 (that stage's
- * lesson), giving inf/inf = NaN at the +inf and finite/inf = 0 elsewhere; and cuDNN, stage 05's
- * baseline, does whatever cuDNN does. Verification (verify.h) passes no NaN, so such a row never
- * passes it: the inputs the stages draw are always finite, stage 06 refuses NaN and +inf logits
- * (topk.h), and tests/test_nan.c checks the rule on the kernels. */
+ * lesson), giving inf/inf = NaN at the +inf and finite/inf = 0 elsewhere; and a library measured
+ * beside the kernels does what it does. Verification (verify.h) passes no NaN, so such a row never
+ * passes it: the inputs the stages draw are always finite, a stage that reads a file refuses NaN and
+ * +inf in it, and tests/test_nan.c checks the rule on the kernels. */
 void reference_softmax(const float *x, double *y, size_t rows, size_t cols);
 
 #ifdef __cplusplus

@@ -2,7 +2,7 @@
  * names the GPU, the CUDA versions and the date, so every number can be traced to its run.
  *
  * The timing columns, the comparison with the baseline and their CSV fields are the same in every
- * table and are written here; each kind of table (softmax in bench.h, top-K in topk_bench.h)
+ * table and are written here; each kind of table (softmax in bench.h, a stage's own in its folder)
  * formats its own columns and hands them to report_timing_row() and report_csv_row(). */
 #ifndef COMMON_REPORT_H
 #define COMMON_REPORT_H
@@ -23,7 +23,7 @@ typedef enum {
     RELATIVE_SPEEDUP,  /* baseline time / this time: 2.00x means twice as fast    */
 } relative_mode;
 
-/* What every table row has, softmax or top-K: the variant, and when it was timed, how fast it ran
+/* What every table row has, of any kind: the variant, and when it was timed, how fast it ran
  * against the ceiling and against the baseline. */
 typedef struct {
     const char *variant;

@@ -1,12 +1,12 @@
 #include "stage.h"
 
+#include <float.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "check.h"
 #include "outfile.h"
-#include "topk_bench.h"
 
 /* Whether the variant that --variant names can run the shapes that --rows/--cols or --n ask for: one
  * that cannot would be left out of every table, and the run would time nothing. A 1-D variant
@@ -35,11 +35,11 @@ void stage_start(stage_context *st, int argc, char **argv, const char *about,
     const char *names[STAGE_MAX_VARIANTS] = {0};
     for (int v = 0; v < n_variants; v++)
         names[v] = variants[v]->name;
-    stage_parse(st, argc, argv, about, names, n_variants, kind);
+    stage_parse(st, argc, argv, about, names, n_variants, kind, NULL);
     for (int v = 0; v < n_variants; v++)
         if (st->opts.variant && strcmp(st->opts.variant, variants[v]->name) == 0)
             check_variant_shapes(st, variants[v]);
-    stage_open(st, argc, argv, relative);
+    stage_open(st, argc, argv, relative, SOFTMAX_CSV_COLUMNS);
 }
 
 /* Whether --variant names one of names[0..n_names-1]; dies with the list when it does not. */
@@ -55,47 +55,38 @@ static void check_variant(const char *variant, const char *const *names, int n_n
 }
 
 void stage_parse(stage_context *st, int argc, char **argv, const char *about, const char *const *names,
-                 int n_names, stage_kind kind)
+                 int n_names, stage_kind kind, const cli_table *own)
 {
-    cli_parse_or_exit(argc, argv, &st->opts, about);
+    cli_options *o = &st->opts;
+    cli_defaults(o);
+    cli_table tables[4];
+    int n_tables = 0;
+    if (kind != STAGE_READS_ROWS)
+        tables[n_tables++] = (cli_table){cli_size_flags, o};
+    if (kind != STAGE_SOFTMAX_1D)
+        tables[n_tables++] = (cli_table){cli_shape_flags, o};
+    tables[n_tables++] = (cli_table){cli_shared_flags, o};
+    if (own)
+        tables[n_tables++] = *own;
+    cli_parse_or_exit(argc, argv, tables, n_tables, about);
     st->kind = kind;
-    const cli_options *o = &st->opts;
-    if (kind != STAGE_TOPK && (o->k || o->k_path || o->dtype_given || o->input_path || o->output_prefix ||
-                               o->sample || o->sampling_given))
-        die(EXIT_USAGE, "--k, --dtype, --input and --output belong to stage 06 (top-K), and --sample with its flags; "
-            "this stage computes a softmax");
-    if (kind == STAGE_SOFTMAX_1D && o->rows)
-        die(EXIT_USAGE, "--rows/--cols: this stage computes one softmax over the whole array; use --n");
-    if (kind == STAGE_TOPK && o->input_path) { /* what --input brings, nothing else may give */
-        if (o->rows || o->n_sizes)
-            die(EXIT_USAGE, "--input: the shape comes from the file; leave out --rows/--cols and --n/--sizes");
-        if (o->range_given)
-            die(EXIT_USAGE, "--range: the logits come from --input");
-        if (o->dist_given)
-            die(EXIT_USAGE, "--dist: the logits come from --input");
-        if (o->seed_given && !o->sample)
-            die(EXIT_USAGE, "--seed: the logits come from --input (with --sample, --seed keys the draw)");
-    }
-    if (kind == STAGE_TOPK && o->n_sizes)
-        die(EXIT_USAGE, "--n/--sizes: this stage works on rows of logits; use --rows (B x T) and --cols (V), or --input");
-    if (kind == STAGE_TOPK && o->cols > INT32_MAX)
-        die(EXIT_USAGE, "--cols %zu: a row holds at most 2147483647 logits (V), which the kernels index with an int",
-            o->cols);
+    char err[512];
+    if (cli_check(o, FLT_MAX, own ? NULL : "float32", err, sizeof err))
+        die(EXIT_USAGE, "%s (see --help)", err);
     if (o->variant)
         check_variant(o->variant, names, n_names);
     st->bench = (bench_settings){.csv = o->csv_path ? outfile_open_or_exit(o->csv_path, "CSV file") : NULL};
 }
 
-void stage_open(stage_context *st, int argc, char **argv, relative_mode relative)
+void stage_open(stage_context *st, int argc, char **argv, relative_mode relative, const char *columns)
 {
-    const bool topk = st->kind == STAGE_TOPK;
-    const char *ceiling_name = topk ? "read (16-byte loads), fastest run" : "copy (cudaMemcpy or 16 KB tiles), fastest run";
+    const bool reads = st->kind == STAGE_READS_ROWS;
+    const char *ceiling_name = reads ? "read (16-byte loads), fastest run" : "copy (cudaMemcpy or 16 KB tiles), fastest run";
     gpu_open(&st->gpu);
-    const double ceiling = topk ? gpu_read_ceiling_gbps() : gpu_copy_ceiling_gbps();
+    const double ceiling = reads ? gpu_read_ceiling_gbps() : gpu_copy_ceiling_gbps();
     report_device(&st->gpu, ceiling_name, ceiling);
     if (st->bench.csv)
-        report_csv_header(st->bench.csv, &st->gpu, ceiling_name, ceiling, argc, argv,
-                          topk ? TOPK_CSV_COLUMNS : SOFTMAX_CSV_COLUMNS);
+        report_csv_header(st->bench.csv, &st->gpu, ceiling_name, ceiling, argc, argv, columns);
     st->bench.warmup = st->opts.warmup;
     st->bench.iters = st->opts.iters;
     st->bench.ceiling_gbps = ceiling;

@@ -1,8 +1,8 @@
 /* The frame of every stage's main(): flags, variants, CSV, GPU, ceiling at the start; the timing
  * tables of the shapes asked for; the CSV put in place and the exit status at the end. A stage's main()
- * is then its own experiments between stage_start() and stage_end(). Stage 06 starts in the two
- * halves of stage_start(), stage_parse() and stage_open(), and between them refuses what its
- * variants cannot take, before the GPU is opened. */
+ * is then its own experiments between stage_start() and stage_end(). A stage with flags of its own
+ * starts in the two halves of stage_start(), stage_parse() and stage_open(), and between them refuses
+ * what its variants cannot take, before the GPU is opened. */
 #ifndef COMMON_STAGE_H
 #define COMMON_STAGE_H
 
@@ -14,13 +14,12 @@
 extern "C" {
 #endif
 
-/* What a stage computes: the flags it takes, the ceiling its rows are compared with (the copy
- * ceiling for a softmax, which reads and writes; the read ceiling for top-K, which only reads) and
- * the columns of its CSV. */
+/* What a stage computes: the shared flags it takes and the ceiling its rows are compared with (the
+ * copy ceiling for a softmax, which reads and writes; the read ceiling for a stage that only reads). */
 typedef enum {
     STAGE_SOFTMAX_1D,   /* one softmax over n elements (--n, --sizes) */
     STAGE_SOFTMAX_ROWS, /* that, and a softmax per row (--rows/--cols) */
-    STAGE_TOPK,         /* top-K of rows of logits (--rows/--cols or --input; --k, --dtype, --output) */
+    STAGE_READS_ROWS,   /* rows it only reads (--rows/--cols) */
 } stage_kind;
 
 typedef struct {
@@ -30,22 +29,24 @@ typedef struct {
     bench_settings bench;
 } stage_context;
 
-/* A softmax stage's start: stage_parse() with its variants' names, then stage_open(). */
+/* A softmax stage's start: stage_parse() with its variants' names and no flags of its own, then
+ * stage_open() with the softmax CSV's columns. */
 void stage_start(stage_context *st, int argc, char **argv, const char *about,
                  const softmax_variant *const *variants, int n_variants, stage_kind kind,
                  relative_mode relative);
 
-/* The first half of the start: parses the flags (`about` opens --help), refusing those that are not
- * of this kind and a --variant not among names[0..n_names-1], and opens --csv's temporary beside the
- * file (outfile.h), which finds a path that cannot be written. Each failure is one line and exit 2.
- * The GPU is not touched, so a stage can refuse more of the command line before stage_open(). */
+/* The first half of the start: parses the kind's shared flags and the stage's own (`own`, or NULL;
+ * `about` opens --help), refusing a --variant not among names[0..n_names-1], and opens --csv's
+ * temporary beside the file (outfile.h), which finds a path that cannot be written. A softmax's
+ * --range is checked against float32's largest; a stage with its own flags checks its own. Each
+ * failure is one line and exit 2. The GPU is not touched, so a stage can refuse more of the command
+ * line before stage_open(). */
 void stage_parse(stage_context *st, int argc, char **argv, const char *about, const char *const *names,
-                 int n_names, stage_kind kind);
+                 int n_names, stage_kind kind, const cli_table *own);
 
 /* The second half: opens the GPU, measures the kind's ceiling, prints the device, and writes the
- * CSV's header with the kind's columns; timing rows are compared with their baseline as `relative`
- * says. */
-void stage_open(stage_context *st, int argc, char **argv, relative_mode relative);
+ * CSV's header with `columns`; timing rows are compared with their baseline as `relative` says. */
+void stage_open(stage_context *st, int argc, char **argv, relative_mode relative, const char *columns);
 
 /* Whether --variant chose the variant of this name: when --variant was not given, every one but the
  * exercise (EXERCISE_VARIANT), which runs only when named: its scaffold fails until it is done. */

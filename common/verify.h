@@ -12,7 +12,7 @@
  * Not even where the reference is NaN, in a row that has no softmax (a NaN or +inf logit, or only
  * -inf: reference.h): its right output, all NaN, cannot be told from an unwritten one, so a pass
  * there would prove nothing. Such rows never come up in a stage's run (its inputs are finite, and
- * stage 06 refuses NaN and +inf logits), so every check there keeps "NaN never passes" whole.
+ * a stage that reads a file refuses NaN and +inf in it), so every check there keeps "NaN never passes" whole.
  * tests/test_nan.c checks the rule on them instead: it poisons the output with a number that is no
  * probability, then wants every element of such a row NaN, and the other rows to pass here. */
 #ifndef COMMON_VERIFY_H

@@ -1,17 +1,30 @@
-/* The shared command line: every flag parses, and every malformed one is refused with a message. */
+#define _POSIX_C_SOURCE 200809L
+/* The command line: every flag of every stage's tables parses, and every malformed one is refused
+ * with a message. parse() takes the flags of all the tables at once, the shared ones into a
+ * cli_options and stage 06's into `t`, then makes the shared checks (cli_check). */
 #include <criterion/criterion.h>
+#include <float.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "../06_fused_topk/host/topk_flags.h"
 #include "../common/cli.h"
 
 static char err[512];
+static topk_options t; /* stage 06's flags of the last parse() */
 
 static cli_status parse(cli_options *o, int argc, const char **argv)
 {
     cli_defaults(o);
+    topk_options_defaults(&t);
     err[0] = '\0';
-    return cli_parse(argc, (char **)argv, o, err, sizeof err);
+    const cli_table tables[] = {{cli_size_flags, o}, {cli_shape_flags, o}, {cli_shared_flags, o}, {topk_flags, &t}};
+    const cli_status st = cli_parse(argc, (char **)argv, tables, 4, err, sizeof err);
+    if (st != CLI_OK)
+        return st;
+    return cli_check(o, FLT_MAX, t.input_path ? NULL : "float32", err, sizeof err) ? CLI_ERROR : CLI_OK;
 }
 
 #define PARSE(o, ...)                                                                              \
@@ -89,20 +102,20 @@ Test(cli, sampling_flags)
 {
     cli_options o;
     cr_assert_eq(PARSE(&o, "--rows", "4", "--cols", "100"), CLI_OK, "%s", err);
-    cr_expect(!o.sample && !o.sampling_given && o.temperature == 1.0f && o.top_p == 1.0f && o.min_p == 0.0f);
+    cr_expect(!t.sample && !t.sampling_given && t.temperature == 1.0f && t.top_p == 1.0f && t.min_p == 0.0f);
     cr_assert_eq(PARSE(&o, "--sample", "--temperature", "0.7", "--top-p=0.9", "--min-p", "0.05", "--seed", "7"), CLI_OK,
                  "%s", err);
-    cr_expect(o.sample && o.sampling_given && o.temperature == 0.7f && o.top_p == 0.9f && o.min_p == 0.05f);
+    cr_expect(t.sample && t.sampling_given && t.temperature == 0.7f && t.top_p == 0.9f && t.min_p == 0.05f);
     cr_expect_eq(o.seed, 7);
     cr_assert_eq(PARSE(&o, "--sample", "--temperature", "0", "--top-p", "1"), CLI_OK, "%s", err);
     cr_assert_eq(PARSE(&o, "--temperature", "t.npy", "--top-p", "p.npy", "--k", "5", "--k", "k.npy"), CLI_OK, "%s",
                  err);
-    cr_expect_str_eq(o.temperature_path, "t.npy");
-    cr_expect_str_eq(o.top_p_path, "p.npy");
-    cr_expect_str_eq(o.k_path, "k.npy");
-    cr_expect_eq(o.k, 0);
+    cr_expect_str_eq(t.temperature_path, "t.npy");
+    cr_expect_str_eq(t.top_p_path, "p.npy");
+    cr_expect_str_eq(t.k_path, "k.npy");
+    cr_expect_eq(t.k, 0);
     cr_assert_eq(PARSE(&o, "--k", "k.npy", "--k", "5"), CLI_OK, "%s", err);
-    cr_expect(o.k == 5 && o.k_path == NULL);
+    cr_expect(t.k == 5 && t.k_path == NULL);
     static const char *const bad[][2] = {{"--temperature", "-0.5"}, {"--temperature", "nan"}, {"--temperature", "1e99"},
                                          {"--top-p", "0"},          {"--top-p", "1.5"},        {"--min-p", "1"},
                                          {"--min-p", "-1"},         {"--min-p", "m.npy"},      {"--top-p", ""}};
@@ -122,10 +135,10 @@ Test(cli, edges_of_values)
     cli_options o;
     cr_assert_eq(PARSE(&o, "--temperature", "t.npy", "--temperature", "0.5", "--top-p", "p.npy", "--top-p", "0.9"),
                  CLI_OK, "%s", err);
-    cr_expect(o.temperature_path == NULL && o.temperature == 0.5f);
-    cr_expect(o.top_p_path == NULL && o.top_p == 0.9f);
+    cr_expect(t.temperature_path == NULL && t.temperature == 0.5f);
+    cr_expect(t.top_p_path == NULL && t.top_p == 0.9f);
     cr_assert_eq(PARSE(&o, "--range", "0:1e-320", "--temperature", "1e-400"), CLI_OK, "%s", err);
-    cr_expect(o.input.lo == 0.0 && o.input.hi > 0.0 && o.temperature == 0.0f);
+    cr_expect(o.input.lo == 0.0 && o.input.hi > 0.0 && t.temperature == 0.0f);
     cr_expect_eq(PARSE(&o, "--temperature", "1e400"), CLI_ERROR);
     cr_expect_eq(PARSE(&o, "--min-p", "0.99999999"), CLI_ERROR);
     cr_expect_str_eq(err, "--min-p: expected a number in [0, 1) (0: no cut), got '0.99999999' (1 in float32)");
@@ -143,7 +156,7 @@ Test(cli, edges_of_values)
     cr_expect_eq(PARSE(&o, "--input", "x.npy", "--range", "0:1e39"), CLI_OK, "%s", err);
     cr_assert_eq(PARSE(&o, "--csv=--out.csv", "--output", "./--prefix"), CLI_OK, "%s", err);
     cr_expect_str_eq(o.csv_path, "--out.csv");
-    cr_expect_str_eq(o.output_prefix, "./--prefix");
+    cr_expect_str_eq(t.output_prefix, "./--prefix");
     cr_assert_eq(PARSE(&o, "--range", "-3e38:3e38"), CLI_OK, "%s", err);
     cr_assert_eq(PARSE(&o, "--range", "-1e37:1e37", "--dist", "normal"), CLI_OK, "%s", err);
     cr_expect(o.dist_given && !o.seed_given);
@@ -270,4 +283,73 @@ Test(cli, refuses_too_many_sizes)
         strcat(list, ",1");
     cli_options o;
     cr_expect_eq(PARSE(&o, "--sizes", list), CLI_ERROR);
+}
+
+/* A file name that is -h, and --help given a value, are refused as "--csv --help" and "--sample=1"
+ * are. */
+Test(cli, help_as_a_value)
+{
+    cli_options o;
+    static const char *const file_flags[] = {"--csv", "--input", "--output"};
+    for (size_t i = 0; i < sizeof file_flags / sizeof file_flags[0]; i++) {
+        cr_expect_eq(PARSE(&o, file_flags[i], "-h"), CLI_ERROR, "%s -h", file_flags[i]);
+        char want[128];
+        snprintf(want, sizeof want, "%s needs a file name, got the flag '-h' (a file named so: ./-h)", file_flags[i]);
+        cr_expect_str_eq(err, want);
+    }
+    cr_expect_eq(PARSE(&o, "--help=1"), CLI_ERROR);
+    cr_expect_str_eq(err, "--help takes no value");
+    cr_expect_eq(PARSE(&o, "--csv=-h"), CLI_OK, "%s", err); /* with = the name is plain */
+    cr_expect_str_eq(o.csv_path, "-h");
+}
+
+/* Every flag of every table, read from the tables themselves: --help lists it; one without a value
+ * refuses one; one with a value refuses to go without; a number takes its bounds and refuses one past
+ * them, with the message its table states. */
+Test(cli, every_flag_of_every_table)
+{
+    cli_options o;
+    const cli_table tables[] = {{cli_size_flags, &o}, {cli_shape_flags, &o}, {cli_shared_flags, &o},
+                                {topk_flags, &t}};
+    char *help = NULL;
+    size_t help_len = 0;
+    FILE *h = open_memstream(&help, &help_len);
+    cr_assert_not_null(h);
+    cli_print_help(h, "about", tables, 4);
+    cr_assert_eq(fclose(h), 0);
+    int flags = 0;
+    for (int i = 0; i < 4; i++)
+        for (const cli_flag *f = tables[i].flags; f->name; f++, flags++) {
+            char listed[80];
+            snprintf(listed, sizeof listed, "\n  %s%s", f->name, f->metavar ? " " : "");
+            cr_expect(strstr(help, listed) != NULL, "--help does not list %s", f->name);
+            const char *argv[3] = {"run", f->name, NULL};
+            if (!f->metavar) {
+                char with_value[80];
+                snprintf(with_value, sizeof with_value, "%s=1", f->name);
+                argv[1] = with_value;
+                cr_expect_eq(parse(&o, 2, argv), CLI_ERROR, "%s", with_value);
+                continue;
+            }
+            cr_expect_eq(parse(&o, 2, argv), CLI_ERROR, "%s without a value", f->name);
+            if (f->parse != cli_int && f->parse != cli_u64 && f->parse != cli_count)
+                continue;
+            char value[32], expected[256], message[400];
+            snprintf(value, sizeof value, "%llu", f->lo ? f->lo : 1);
+            argv[2] = value;
+            const bool shaped = tables[i].flags == cli_shape_flags; /* --rows goes with --cols */
+            if (!shaped)
+                cr_expect_eq(parse(&o, 3, argv), CLI_OK, "%s %s: %s", f->name, value, err);
+            if (f->hi == UINT64_MAX)
+                snprintf(value, sizeof value, "18446744073709551616");
+            else
+                snprintf(value, sizeof value, "%llu", f->hi + 1);
+            snprintf(expected, sizeof expected, f->expects, f->lo, f->hi);
+            snprintf(message, sizeof message, "%s: expected %s, got '%s'", f->name, expected, value);
+            cr_expect_eq(parse(&o, 3, argv), CLI_ERROR, "%s %s", f->name, value);
+            cr_expect_str_eq(err, message);
+        }
+    cr_expect_geq(flags, 19, "the tables hold %d flags", flags);
+    cr_expect(strstr(help, "\n  --help ") != NULL);
+    free(help);
 }

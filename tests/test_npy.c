@@ -5,6 +5,7 @@
  * reader from memory and from a file, which must agree, and through the fuzzer's checks. */
 #define _POSIX_C_SOURCE 200809L
 #include <criterion/criterion.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../common/npy.h"
+#include "../06_fused_topk/host/npy.h"
 #include "fuzz/oracle.h"
 #include "npy_test.h"
 
@@ -129,10 +130,13 @@ Test(npy, float32_round_trip_and_numpy_header_layout)
     npy_logits_free(&a);
 
     /* The header alone: the same dtype and shape, no data read. */
-    cr_assert_eq(npy_read_logits_header(path, &a, err, sizeof err), 0, "%s", err);
+    npy_file file;
+    cr_assert_eq(npy_open_logits(path, &file, &a, err, sizeof err), 0, "%s", err);
+    npy_close(&file);
     cr_expect(a.dtype == DTYPE_F32 && a.ndim == 3 && a.rows == 6 && a.cols == 4 && a.data == NULL);
     cr_assert_eq(truncate(path, 100), 0); /* shorter than its shape: the header alone still judges it */
-    cr_expect_eq(npy_read_logits_header(path, &a, err, sizeof err), NPY_BAD_FILE);
+    cr_expect_eq(npy_open_logits(path, &file, &a, err, sizeof err), NPY_BAD_FILE);
+    npy_close(&file);
     remove(path);
 }
 
@@ -483,4 +487,96 @@ Test(npy, out_of_host_memory_is_the_machines_fault)
     cr_expect_eq(rc, NPY_HOST_FAILED, "%s", err);
     cr_expect_str_eq(err, "out of host memory for its 1073741824 bytes of data");
     cr_expect_null(a.data);
+}
+
+/* A per-row vector must have one value a row: a header claiming 500,000,000 of them for 4 rows, at
+ * the head of a sparse 2 GB file of the right length, is refused from the header with the address
+ * space capped (so no allocation for its data was even tried); one of the right length is read. */
+Test(npy, a_vector_of_another_length_is_refused_from_its_header)
+{
+    unsigned char buf[FILE_MAX];
+    const size_t n = make_npy(buf, 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (500000000,), }", true, 0);
+    const char *path = temp_path("big-vector.npy");
+    write_bytes(path, buf, n);
+    cr_assert_eq(truncate(path, (off_t)(n + 2000000000u)), 0);
+    char err[700];
+    npy_vector v;
+    const struct rlimit old = cap_address_space(256u << 20);
+    const int rc = npy_read_vector(path, "<f4", 4, &v, err, sizeof err);
+    setrlimit(RLIMIT_AS, &old);
+    cr_expect_eq(rc, NPY_BAD_FILE, "%s", err);
+    cr_expect_str_eq(err, "it has 500000000 values and the logits 4 rows: give one a row");
+    cr_expect(v.n == 0 && v.data == NULL);
+
+    const int ks[4] = {1, 2, 3, 4};
+    const size_t four[1] = {4};
+    save_npy(path, "<i4", 4, four, 1, ks);
+    cr_expect_eq(npy_read_vector(path, "<i4", 3, &v, err, sizeof err), NPY_BAD_FILE);
+    cr_expect_str_eq(err, "it has 4 values and the logits 3 rows: give one a row");
+    cr_assert_eq(npy_read_vector(path, "<i4", 4, &v, err, sizeof err), 0, "%s", err);
+    cr_expect_eq(v.n, 4);
+    cr_expect_arr_eq(v.data, ks, sizeof ks);
+    free(v.data);
+    remove(path);
+}
+
+/* What a writer might do to a file between the reader's look at its header and its read of the
+ * data: cut it inside the data, cut it inside the header (already read), extend it, rewrite it in
+ * place (its time of last write moved, as a write moves it). */
+static void cut_in_the_data(const char *path) { cr_assert_eq(truncate(path, 20000), 0); }
+static void cut_in_the_header(const char *path) { cr_assert_eq(truncate(path, 64), 0); }
+static void extend(const char *path)
+{
+    FILE *f = fopen(path, "ab");
+    cr_assert_not_null(f);
+    cr_assert_eq(fwrite("more", 1, 4, f), 4);
+    cr_assert_eq(fclose(f), 0);
+}
+static void rewrite_in_place(const char *path)
+{
+    struct stat st;
+    cr_assert_eq(stat(path, &st), 0);
+    const struct timespec times[2] = {{.tv_nsec = UTIME_OMIT}, {.tv_sec = st.st_mtim.tv_sec + 1}};
+    cr_assert_eq(utimensat(AT_FDCWD, path, times, 0), 0);
+}
+
+/* Each change made after npy_open_logits read the header and before npy_read_data reads the data,
+ * as a writer's timing could make it during npy_read_logits: one answer, the file's fault, whether
+ * the read ended early or came out whole. Untouched, the same file is read. The data (32 KiB) is
+ * longer than what the header's read takes, so a cut file ends under the data's read. */
+Test(npy, a_file_changed_while_it_is_read_is_the_files_fault)
+{
+    enum { ROWS = 2, V = 4096 };
+    static float x[ROWS * V];
+    for (int i = 0; i < ROWS * V; i++)
+        x[i] = (float)i;
+    const size_t shape[2] = {ROWS, V};
+    const char *path = temp_path("changing.npy");
+    static const struct {
+        void (*change)(const char *path);
+        const char *what;
+    } changes[] = {{cut_in_the_data, "cut in the data"}, {cut_in_the_header, "cut in the header"},
+                   {extend, "extended"}, {rewrite_in_place, "rewritten in place"}, {NULL, "left as it was"}};
+    for (size_t i = 0; i < sizeof changes / sizeof changes[0]; i++) {
+        save_npy(path, "<f4", 4, shape, 2, x);
+        char err[700] = "";
+        npy_file file;
+        npy_logits a;
+        cr_assert_eq(npy_open_logits(path, &file, &a, err, sizeof err), 0, "%s: %s", changes[i].what, err);
+        cr_expect(a.rows == ROWS && a.cols == V && a.data == NULL, "%s", changes[i].what);
+        if (changes[i].change)
+            changes[i].change(path);
+        const int rc = npy_read_data(&file, &a, err, sizeof err);
+        npy_close(&file);
+        if (changes[i].change) {
+            cr_expect_eq(rc, NPY_BAD_FILE, "%s: %s", changes[i].what, err);
+            cr_expect_str_eq(err, "the file changed while it was being read", "%s", changes[i].what);
+            cr_expect_null(a.data, "%s", changes[i].what);
+        } else {
+            cr_assert_eq(rc, 0, "%s: %s", changes[i].what, err);
+            cr_expect_arr_eq(a.data, x, sizeof x);
+        }
+        npy_logits_free(&a);
+    }
+    remove(path);
 }

@@ -1,17 +1,21 @@
 /* Outputs that appear whole or not at all (common/outfile.h): a commit replaces the file (the one a
  * link points to, with the old file's permissions), and an abandon, a failed commit, an exit without
  * a commit or a signal leave the old file as it was and no temporary beside it; a path that is not a
- * regular file is refused. Each test works in a directory of its own, and runs in a process of its
+ * regular file is refused, and so is one the rename could not replace (chattr +a or +i on the file
+ * or its directory). Each test works in a directory of its own, and runs in a process of its
  * own, as Criterion runs every test: a process opens at most OUTFILE_MAX outputs. */
 #define _POSIX_C_SOURCE 200809L
 #include <criterion/criterion.h>
 #include <criterion/redirect.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -377,4 +381,147 @@ Test(outfile, commit_or_exit_puts_the_file_in_place)
     expect_contents("new\n");
     cr_expect_eq(temporaries(), 0);
     remove_dir();
+}
+
+/* Sets or clears `flags` (FS_APPEND_FL, FS_IMMUTABLE_FL: chattr's +a and +i) among p's attributes:
+ * 0, or the errno of what failed (EPERM without root, ENOTTY or EOPNOTSUPP where the file system
+ * has no such attributes). */
+static int set_attributes(const char *p, int flags, bool on)
+{
+    const int fd = open(p, O_RDONLY | O_NONBLOCK);
+    if (fd < 0)
+        return errno;
+    int now, e = 0;
+    if (ioctl(fd, FS_IOC_GETFLAGS, &now) != 0)
+        e = errno;
+    now = on ? now | flags : now & ~flags;
+    if (!e && ioctl(fd, FS_IOC_SETFLAGS, &now) != 0)
+        e = errno;
+    close(fd);
+    return e;
+}
+
+/* The teardown of the tests that set attributes, run however the test ended: the attributes
+ * cleared, so that the directory and whatever is in it can be removed. */
+static void clear_attributes_and_remove_dir(void)
+{
+    if (!*dir)
+        return;
+    set_attributes(dir, FS_APPEND_FL | FS_IMMUTABLE_FL, false);
+    DIR *d = opendir(dir);
+    for (const struct dirent *e; d && (e = readdir(d)) != NULL;) {
+        char p[sizeof dir + 256 + 1];
+        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+            set_attributes(p, FS_APPEND_FL | FS_IMMUTABLE_FL, false);
+            remove(p);
+        }
+    }
+    if (d)
+        closedir(d);
+    rmdir(dir);
+}
+
+/* Sets `flags` on p, or skips the test saying why it cannot be done here, first removing the
+ * directory: Criterion runs no .fini after a skip. */
+static void set_attributes_or_skip(const char *p, int flags)
+{
+    const int e = set_attributes(p, flags, true);
+    if (!e)
+        return;
+    clear_attributes_and_remove_dir();
+    cr_skip_test("cannot set chattr %s on %s: %s (it takes root and a file system that keeps the attribute)",
+                 flags == FS_APPEND_FL ? "+a" : "+i", p, strerror(e));
+}
+
+/* outfile_open_or_exit(p, "CSV file") in a child process: its wait status, and what it wrote on
+ * stderr in msg. A child whose open succeeds exits 0, its temporary removed at exit. */
+static int open_or_exit_in_a_child(const char *p, char *msg, size_t len)
+{
+    int fds[2];
+    cr_assert_eq(pipe(fds), 0);
+    fflush(NULL);
+    const pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0) {
+        dup2(fds[1], STDERR_FILENO);
+        close(fds[0]);
+        outfile_open_or_exit(p, "CSV file");
+        exit(0);
+    }
+    close(fds[1]);
+    size_t n = 0;
+    for (ssize_t got; n + 1 < len && (got = read(fds[0], msg + n, len - 1 - n)) > 0;)
+        n += (size_t)got;
+    msg[n] = '\0';
+    close(fds[0]);
+    int status;
+    cr_assert_eq(waitpid(pid, &status, 0), pid);
+    return status;
+}
+
+/* An open of `p` refused for its attributes: NULL and EPERM, no temporary made, and from
+ * outfile_open_or_exit one line "cannot write CSV file '<p>': <why>" and exit 2. */
+static void expect_refused_for_attributes(const char *p, const char *why)
+{
+    errno = 0;
+    FILE *out = outfile_open(p);
+    cr_expect_null(out, "%s was opened", p);
+    if (out)
+        outfile_abandon(out);
+    cr_expect_eq(errno, EPERM, "%s: %s", p, strerror(errno));
+    cr_expect_eq(temporaries(), 0, "%s: a temporary is left", p);
+    char msg[512], want[512];
+    const int status = open_or_exit_in_a_child(p, msg, sizeof msg);
+    snprintf(want, sizeof want, "run: cannot write CSV file '%s': %s\n", p, why);
+    cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 2, "%s: status %#x", p, status);
+    cr_expect_str_eq(msg, want);
+    cr_expect_eq(temporaries(), 0, "%s: a temporary is left", p);
+}
+
+/* An append-only or immutable file (chattr +a, +i) cannot be replaced by the rename at the end:
+ * refused at open, before the run, not after it at the commit; the file is left as it was. */
+Test(outfile, an_append_only_or_immutable_file_is_refused_at_open, .fini = clear_attributes_and_remove_dir)
+{
+    static const struct {
+        int flag;
+        const char *why;
+    } cases[] = {{FS_APPEND_FL, "it is append-only (chattr +a): the finished file cannot replace it"},
+                 {FS_IMMUTABLE_FL, "it is immutable (chattr +i): the finished file cannot replace it"}};
+    setup_old_file("old\n");
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        set_attributes_or_skip(path, cases[i].flag);
+        expect_refused_for_attributes(path, cases[i].why);
+        cr_assert_eq(set_attributes(path, cases[i].flag, false), 0);
+        expect_contents("old\n");
+    }
+    FILE *out = outfile_open(path); /* the attribute cleared, the file is written again */
+    cr_assert_not_null(out, "%s", strerror(errno));
+    fputs("new\n", out);
+    cr_assert_eq(outfile_commit(&out, 1), 0, "%s", strerror(errno));
+    expect_contents("new\n");
+}
+
+/* In an append-only directory a temporary can be made but neither renamed into place nor removed;
+ * in an immutable one none can be made. Either is refused at open, for a file that is there and for
+ * a new one, and nothing is left behind. */
+Test(outfile, a_file_in_an_append_only_or_immutable_directory_is_refused_at_open,
+     .fini = clear_attributes_and_remove_dir)
+{
+    static const struct {
+        int flag;
+        const char *why;
+    } cases[] = {
+        {FS_APPEND_FL, "its directory is append-only (chattr +a): the finished file cannot be renamed into place"},
+        {FS_IMMUTABLE_FL, "its directory is immutable (chattr +i): no file can be made there"}};
+    setup_old_file("old\n");
+    snprintf(path2, sizeof path2, "%s/new.csv", dir);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        set_attributes_or_skip(dir, cases[i].flag);
+        expect_refused_for_attributes(path, cases[i].why);
+        expect_refused_for_attributes(path2, cases[i].why);
+        cr_assert_eq(set_attributes(dir, cases[i].flag, false), 0);
+        expect_contents("old\n");
+        cr_expect_eq(access(path2, F_OK), -1, "new.csv was made");
+    }
 }

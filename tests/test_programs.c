@@ -4,17 +4,23 @@
 #define _POSIX_C_SOURCE 200809L
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../04_warp/warp.h"
 #include "../common/gpu.h"
-#include "../common/npy.h"
-#include "../common/topk.h"
+#include "../06_fused_topk/host/npy.h"
+#include "../06_fused_topk/host/topk_reference.h"
 #include "fuzz/oracle.h"
 #include "npy_test.h"
 #include "run_stage.h"
@@ -46,12 +52,9 @@ Test(programs, bad_input_is_one_line_and_exit_2)
     } cases[] = {
         {"--bogus", "run: unknown flag '--bogus' (see --help)\n"},
         {"--range 1000:500", "run: --range: expected LO:HI"},
-        {"--n 0", "run: --n: expected a count from 1 to"},
         {"--variant nope", "run: unknown variant 'nope' (this stage has: "},
         {"--seed -1", "run: --seed: expected a whole number from 0 to 18446744073709551615, got '-1'"},
         {"--seed ' -1'", "run: --seed: expected a whole number from 0 to 18446744073709551615, got ' -1'"},
-        {"--n '1\n2'",
-         "run: --n: expected a count from 1 to 549755813632, like 1000, 10K or 1e6, got '1\\x0a2' (see --help)\n"},
         {"--dist '\x1b[2Jnormal'",
          "run: --dist: expected uniform, normal or outliers, got '\\x1b[2Jnormal' (see --help)\n"},
         {"'--bo\ngus=3'", "run: unknown flag '--bo\\x0agus' (see --help)\n"},
@@ -60,6 +63,54 @@ Test(programs, bad_input_is_one_line_and_exit_2)
     for (size_t i = 0; i < sizeof stages / sizeof stages[0]; i++)
         for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
             expect_usage_error(stages[i], cases[k].args, cases[k].message);
+    /* --n is a flag of the softmax stages, 01 to 05. */
+    for (size_t i = 0; i + 1 < sizeof stages / sizeof stages[0]; i++) {
+        expect_usage_error(stages[i], "--n 0", "run: --n: expected a count from 1 to");
+        expect_usage_error(stages[i], "--n '1\n2'", "run: --n: expected a count from 1 to 549755813632, like 1000, "
+                                                     "10K or 1e6, got '1\\x0a2' (see --help)\n");
+    }
+}
+
+/* -h as a file's name, and --help with a value, are refused like "--csv --help" and "--sample=1",
+ * and no file named after -h is made; a program name with a newline in it stays one line. */
+Test(programs, help_is_no_value_and_the_name_stays_one_line)
+{
+    char root[4096];
+    repo_root(root, sizeof root);
+    for (size_t i = 0; i < sizeof stages / sizeof stages[0]; i++) {
+        expect_usage_error(stages[i], "--csv -h",
+                           "run: --csv needs a file name, got the flag '-h' (a file named so: ./-h) (see --help)\n");
+        expect_usage_error(stages[i], "--help=1", "run: --help takes no value (see --help)\n");
+        DIR *d = opendir("."); /* where the stage ran, and --csv's temporary would be */
+        cr_assert_not_null(d);
+        for (struct dirent *e; (e = readdir(d));)
+            cr_expect(strncmp(e->d_name, "-h", 2) != 0, "%s: left %s behind", stages[i], e->d_name);
+        closedir(d);
+    }
+    expect_usage_error("06_fused_topk", "--output -h --rows 4 --cols 100",
+                       "run: --output needs a file name, got the flag '-h'");
+    char program[4200];
+    snprintf(program, sizeof program, "%s/01_naive/run", root);
+    int err_pipe[2];
+    cr_assert_eq(pipe(err_pipe), 0);
+    const pid_t child = fork();
+    cr_assert_geq(child, 0);
+    if (child == 0) { /* argv[0] "ru\nn": what a shell's exec -a would give */
+        dup2(err_pipe[1], 2);
+        execv(program, (char *const[]){"ru\nn", "--bogus", NULL});
+        _exit(127);
+    }
+    close(err_pipe[1]);
+    char out[512] = "";
+    size_t got = 0;
+    for (ssize_t n; got < sizeof out - 1 && (n = read(err_pipe[0], out + got, sizeof out - 1 - got)) > 0;)
+        got += (size_t)n; /* die() writes its line in pieces */
+    out[got] = '\0';
+    close(err_pipe[0]);
+    int status;
+    cr_assert_eq(waitpid(child, &status, 0), child);
+    cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 2);
+    cr_expect_str_eq(out, "ru\\x0an: unknown flag '--bogus' (see --help)\n");
 }
 
 /* Shapes past the bounds of cli.h, and shapes the --variant asked for cannot run (it would be left
@@ -103,22 +154,36 @@ Test(programs, shapes_that_cannot_run_are_one_line_and_exit_2)
         expect_usage_error(cases[i].stage, cases[i].args, cases[i].message);
 }
 
-Test(programs, one_softmax_stages_refuse_rows)
+/* A stage takes only the flags it declares: the one-softmax stages have no --rows, stage 06 has no
+ * --n, and only stage 06 has its own. */
+Test(programs, stages_take_only_their_flags)
 {
-    static const char *const one_d_stages[] = {"01_naive", "02_multipass", "03_fused3kernel"};
-    for (size_t i = 0; i < sizeof one_d_stages / sizeof one_d_stages[0]; i++) {
-        const outcome o = run_stage(one_d_stages[i], "--rows 8 --cols 100");
-        cr_expect_eq(o.status, 2, "%s: exit %d", one_d_stages[i], o.status);
-        cr_expect_str_eq(o.err, "run: --rows/--cols: this stage computes one softmax over the whole array; use --n\n");
+    static const struct {
+        const char *stage, *flag;
+    } foreign[] = {{"01_naive", "--rows 8 --cols 100"}, {"02_multipass", "--rows 8 --cols 100"},
+                   {"03_fused3kernel", "--cols 100"},   {"05_online", "--k 5"},
+                   {"01_naive", "--input x.npy --n 5"}, {"05_online", "--sample"},
+                   {"06_fused_topk", "--n 100"},         {"06_fused_topk", "--sizes 1K,2K"}};
+    for (size_t i = 0; i < sizeof foreign / sizeof foreign[0]; i++) {
+        char message[80];
+        snprintf(message, sizeof message, "run: unknown flag '%.*s' (see --help)\n",
+                 (int)strcspn(foreign[i].flag, " "), foreign[i].flag);
+        expect_usage_error(foreign[i].stage, foreign[i].flag, message);
     }
 }
 
+/* --help lists the shared flags, the stage's own and nothing else. */
 Test(programs, help_exits_0_and_lists_the_flags)
 {
     for (size_t i = 0; i < sizeof stages / sizeof stages[0]; i++) {
         const outcome o = run_stage(stages[i], "--help");
         cr_expect_eq(o.status, 0);
         cr_expect(strstr(o.out, "--range LO:HI") != NULL && strstr(o.out, "--csv FILE") != NULL);
+        const bool topk = strcmp(stages[i], "06_fused_topk") == 0, rows = strcmp(stages[i], "04_warp") >= 0;
+        cr_expect_eq(strstr(o.out, "  --k K") != NULL, topk, "%s", stages[i]);
+        cr_expect_eq(strstr(o.out, "  --sample") != NULL, topk, "%s", stages[i]);
+        cr_expect_eq(strstr(o.out, "  --n N") != NULL, !topk, "%s", stages[i]);
+        cr_expect_eq(strstr(o.out, "  --rows R") != NULL, rows, "%s", stages[i]);
         cr_expect_str_empty(o.err);
     }
 }
@@ -161,12 +226,10 @@ Test(programs, topk_bad_input_is_one_line_and_exit_2)
         {"--rows 4 --cols 5", "run: a row has only 5 logits (V), fewer than the default K of 10: give --k\n"},
         {"--k 5", "run: --k and --dtype go with --rows/--cols"},
         {"--dtype fp8", "run: --dtype: expected float32, bf16 or fp16, got 'fp8'"},
-        {"--n 100", "run: --n/--sizes: this stage works on rows of logits"},
         {"--output out", "run: --output needs --input or --rows/--cols"},
         {"--input /nonexistent/logits.npy", "run: --input /nonexistent/logits.npy: cannot read it: No such file"},
         {"--input '/nonexistent/a\nb.npy'", "run: --input /nonexistent/a\\x0ab.npy: cannot read it: No such file"},
         {"--input x.npy --rows 2 --cols 3", "run: --input: the shape comes from the file"},
-        {"--input x.npy --n 5", "run: --input: the shape comes from the file"},
         {"--input x.npy --range 0:1e39", "run: --range: the logits come from --input\n"},
         {"--rows 4 --cols 100 --k 33 --variant fused", "run: --variant fused handles K up to 32, not 33\n"},
         {"--rows 4 --cols 2000 --k 1025 --variant fast", "run: --variant fast handles K up to 1024, not 1025\n"},
@@ -183,9 +246,6 @@ Test(programs, topk_bad_input_is_one_line_and_exit_2)
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
         expect_usage_error("06_fused_topk", cases[k].args, cases[k].message);
-    expect_usage_error("05_online", "--k 5", "run: --k, --dtype, --input and --output belong to stage 06");
-    expect_usage_error("01_naive", "--input x.npy --n 5", "run: --k, --dtype, --input and --output belong to stage 06");
-    expect_usage_error("05_online", "--sample", "run: --k, --dtype, --input and --output belong to stage 06");
 }
 
 /* --sample and its flags: values out of range (NaN among them), flags without --sample, a variant
@@ -555,4 +615,123 @@ Test(programs, a_run_with_failed_rows_keeps_them_in_its_csv)
     cr_expect(strstr(csv, "# gpu: ") == csv && strstr(csv, ",FAIL,") != NULL, "%s", csv);
     remove(path);
     cr_expect_eq(rmdir(f.dir), 0, "a temporary is left in %s", f.dir);
+}
+
+/* At path, the header np.save writes for a vector of n elements of descr, then its n x 4 bytes of
+ * data as a hole: a sparse file, as long as the header says, that takes no disk. */
+static void save_sparse_vector(const char *path, const char *descr, size_t n)
+{
+    char dict[128];
+    int len = snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (%zu,), }", descr, n);
+    while ((10 + len + 1) % 64)
+        dict[len++] = ' ';
+    dict[len++] = '\n';
+    const unsigned char preamble[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)len,
+                                        (unsigned char)(len >> 8)};
+    FILE *f = fopen(path, "wb");
+    cr_assert_not_null(f, "%s", path);
+    cr_assert_eq(fwrite(preamble, 1, sizeof preamble, f), sizeof preamble);
+    cr_assert_eq(fwrite(dict, 1, (size_t)len, f), (size_t)len);
+    cr_assert_eq(fclose(f), 0);
+    cr_assert_eq(truncate(path, (off_t)(sizeof preamble + (size_t)len + n * 4)), 0);
+}
+
+/* A per-row file whose header claims 500,000,000 values (2 GB) for a run of 4 rows: refused from
+ * the header, for each of the three flags, before its data is read or room made for it: the
+ * programs run with their address space capped at 1 GiB, where room for the data would be "out of
+ * host memory", exit 1. */
+Test(programs, a_per_row_file_of_another_length_is_refused_from_its_header)
+{
+    static const struct {
+        const char *flag, *descr;
+    } files[] = {{"--temperature", "<f4"}, {"--top-p", "<f4"}, {"--k", "<i4"}};
+    char path[64], args[256], message[256];
+    snprintf(path, sizeof path, "/tmp/per-row-2gb-%d.npy", (int)getpid());
+    struct rlimit old;
+    cr_assert_eq(getrlimit(RLIMIT_AS, &old), 0);
+    const struct rlimit cap = {.rlim_cur = (rlim_t)1 << 30, .rlim_max = old.rlim_max};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        save_sparse_vector(path, files[i].descr, 500000000);
+        snprintf(args, sizeof args, "--rows 4 --cols 100 --sample %s %s", files[i].flag, path);
+        snprintf(message, sizeof message, "run: %s %s: it has 500000000 values and the logits 4 rows: give one a row\n",
+                 files[i].flag, path);
+        cr_assert_eq(setrlimit(RLIMIT_AS, &cap), 0);
+        expect_usage_error("06_fused_topk", args, message);
+        setrlimit(RLIMIT_AS, &old);
+    }
+    remove(path);
+}
+
+/* Sets or clears `flags` (FS_APPEND_FL, FS_IMMUTABLE_FL: chattr's +a and +i) among p's attributes:
+ * 0, or the errno of what failed. */
+static int set_attributes(const char *p, int flags, bool on)
+{
+    const int fd = open(p, O_RDONLY | O_NONBLOCK);
+    if (fd < 0)
+        return errno;
+    int now, e = 0;
+    if (ioctl(fd, FS_IOC_GETFLAGS, &now) != 0)
+        e = errno;
+    now = on ? now | flags : now & ~flags;
+    if (!e && ioctl(fd, FS_IOC_SETFLAGS, &now) != 0)
+        e = errno;
+    close(fd);
+    return e;
+}
+
+/* The files of the append-only test, for its teardown. */
+static old_files append_only;
+
+/* The teardown: append-only cleared from the directory and its files, however the test ended, so
+ * that they can be removed; then they are. */
+static void clear_append_only_and_remove(void)
+{
+    if (!*append_only.dir)
+        return;
+    set_attributes(append_only.dir, FS_APPEND_FL, false);
+    DIR *d = opendir(append_only.dir);
+    for (const struct dirent *e; d && (e = readdir(d)) != NULL;) {
+        char path[sizeof append_only.dir + 256 + 1];
+        snprintf(path, sizeof path, "%s/%s", append_only.dir, e->d_name);
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+            set_attributes(path, FS_APPEND_FL, false);
+            remove(path);
+        }
+    }
+    if (d)
+        closedir(d);
+    rmdir(append_only.dir);
+}
+
+/* An output the rename at the end cannot put in place, an append-only file or a file in an
+ * append-only directory (chattr +a), is refused at open, before the GPU: with no GPU this message
+ * comes, not "no CUDA device"; the files are left as they were and no temporary beside them. */
+Test(programs, append_only_outputs_are_refused_before_the_gpu, .fini = clear_append_only_and_remove)
+{
+    static const char *const csv_only[] = {"results.csv"};
+    append_only = make_old_files(csv_only, 1);
+    char csv[96], args[256], message[512];
+    snprintf(csv, sizeof csv, "%s/results.csv", append_only.dir);
+    const int e = set_attributes(csv, FS_APPEND_FL, true);
+    if (e) {
+        clear_append_only_and_remove(); /* Criterion runs no .fini after a skip */
+        cr_skip_test("cannot set chattr +a on %s: %s (it takes root and a file system that keeps the attribute)", csv,
+                     strerror(e));
+    }
+    snprintf(args, sizeof args, "--csv %s", csv);
+    snprintf(message, sizeof message, "run: cannot write CSV file '%s': it is append-only (chattr +a): the finished "
+             "file cannot replace it\n", csv);
+    expect_usage_error("01_naive", args, message);
+    cr_assert_eq(set_attributes(csv, FS_APPEND_FL, false), 0);
+
+    cr_assert_eq(set_attributes(append_only.dir, FS_APPEND_FL, true), 0);
+    snprintf(message, sizeof message, "run: cannot write CSV file '%s': its directory is append-only (chattr +a): the "
+             "finished file cannot be renamed into place\n", csv);
+    expect_usage_error("01_naive", args, message);
+    snprintf(args, sizeof args, "--rows 4 --cols 100 --output %s/answer", append_only.dir);
+    snprintf(message, sizeof message, "run: cannot write --output file '%s/answer_indices.npy': its directory is "
+             "append-only (chattr +a): the finished file cannot be renamed into place\n", append_only.dir);
+    expect_usage_error("06_fused_topk", args, message);
+    cr_assert_eq(set_attributes(append_only.dir, FS_APPEND_FL, false), 0);
+    expect_old_files_and_remove(&append_only, "append-only");
 }

@@ -13,7 +13,7 @@
 #include "../common/check.h"
 #include "../common/gpu.h"
 #include "../common/report.h"
-#include "../common/topk_bench.h"
+#include "../06_fused_topk/host/topk_bench.h"
 
 Test(report, format_count)
 {

@@ -2,7 +2,7 @@
  * tail), online_rows on every row length (odd lengths make rows start off 16-byte boundaries; 70000
  * columns do not fit in shared memory), masked rows, and cuDNN, the baseline, checked as well. */
 #include "../05_online/online.h"
-#include "../common/cudnn_softmax.h"
+#include "../05_online/cudnn_softmax.h"
 #include "gpu_test.h"
 
 static size_t sizes[] = {1, 3, 4, 5, 1023, 65537, ((size_t)1 << 20) + 3, 10000001, 50000000};

@@ -1,9 +1,10 @@
 /* Stage 06's fast kernels on the GPU, on the paths that random rows seldom reach: rows that fool
- * fast_row's guessed first threshold (fast/sample.cuh), so the warp must rank the row again; the
- * same answer bit for bit on every run, though fast_split's candidates reach their list in whatever
- * order the atomics give, and whichever of fast_chunks' warps finishes a row last; a batch of one
- * for every vocabulary of the benchmark, and fast's choice of kernel (fast/fast.cu); fast_chunks'
- * rows cut into chunks (fast/fast_chunks.cuh), with ties and -inf across the chunks' borders. */
+ * fast_row's guessed first threshold (fast/first_threshold.cuh), so the warp must rank the row
+ * again; the same answer bit for bit on every run, though fast_split's candidates reach their list
+ * in whatever order the atomics give, and whichever of fast_chunks' warps finishes a row last; a
+ * batch of one for every vocabulary of the benchmark, and fast's choice of kernel (fast/fast.cu);
+ * fast_chunks' rows cut into chunks (fast/fast_chunks.cuh), with ties and -inf across the chunks'
+ * borders. */
 #include <string.h>
 
 #include "topk_test.h"
@@ -198,4 +199,86 @@ Test(stage06_fast, chunks_back_to_back)
     }
     CUDA_CHECK(cudaFree(workspace));
     topk_case_destroy(&c);
+}
+
+/* ---- fast on the caller's stream: captured in a CUDA graph ------------------------------------- */
+
+/* Captures fast (fast_topk_on_stream) of the case on a non-blocking stream into a graph, in the
+ * capture mode that refuses any use of the legacy stream, then replays it twice on poisoned
+ * outputs: each replay must give the reference's answer, the second bit for bit the first. A
+ * kernel launched off the stream would be missing from the graph, and leave the poison. */
+static void expect_graph_passes(topk_case *c, int k)
+{
+    const char *kernel = fast_picks(c->rows, c->cols, k, c->dtype)->name;
+    void *workspace = topk_workspace_alloc(&fast_topk_variant, c, k);
+    cudaStream_t stream;
+    CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    cudaGraph_t graph;
+    cudaGraphExec_t exec;
+    CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+    const int launches = fast_topk_on_stream(c->x, c->dtype, c->rows, c->cols, k, c->idx, c->prob, workspace, stream);
+    CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
+    CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+    size_t nodes = 0;
+    CUDA_CHECK(cudaGraphGetNodes(graph, NULL, &nodes));
+    cr_expect_eq(nodes, (size_t)launches, "%s, %s %zu x %zu: %zu graph nodes for %d launches", kernel,
+                 dtype_name(c->dtype), c->rows, c->cols, nodes, launches);
+    const size_t out = c->rows * (size_t)k;
+    int *first_idx = malloc(out * sizeof(int));
+    float *first_prob = malloc(out * sizeof(float));
+    for (int replay = 0; replay < 2; replay++) {
+        topk_case_poison(c, k);
+        CUDA_CHECK(cudaDeviceSynchronize()); /* the poison, on the legacy stream, before the replay */
+        CUDA_CHECK(cudaGraphLaunch(exec, stream));
+        CUDA_CHECK(cudaStreamSynchronize(stream));
+        const topk_check r = topk_case_verify(c, k);
+        cr_expect(r.pass, "%s, %s %zu x %zu K=%d, replay %d: %zu index errors, %zu probability failures (first bad row %zu)",
+                  kernel, dtype_name(c->dtype), c->rows, c->cols, k, replay, r.index_errors, r.prob_failures,
+                  r.first_bad_row);
+        if (replay == 0) {
+            memcpy(first_idx, c->idx_host, out * sizeof(int));
+            memcpy(first_prob, c->prob_host, out * sizeof(float));
+        } else {
+            cr_expect_arr_eq(c->idx_host, first_idx, out * sizeof(int), "%s, %zu rows: replays differ", kernel, c->rows);
+            cr_expect_arr_eq(c->prob_host, first_prob, out * sizeof(float), "%s, %zu rows: replays differ", kernel,
+                             c->rows);
+        }
+    }
+    free(first_idx);
+    free(first_prob);
+    CUDA_CHECK(cudaGraphExecDestroy(exec));
+    CUDA_CHECK(cudaGraphDestroy(graph));
+    CUDA_CHECK(cudaStreamDestroy(stream));
+    CUDA_CHECK(cudaFree(workspace));
+}
+
+/* Row counts that take each of fast's kernels (fast/fast.cu): one row fast_split (on sm_90), 33 to
+ * 1055 fast_chunks (below 8 rows an SM, 1056 on 132 SMs), 8 rows an SM fast_row; each the prefix of
+ * one case of the most rows. */
+Test(stage06_fast, graph_capture_on_a_stream)
+{
+    const gpu_info gpu = open_or_skip();
+    enum { K = 50 };
+    const size_t full_grid = 8 * (size_t)gpu.sms;
+    const size_t counts[] = {1, 33, 100, 1055, full_grid};
+    const size_t most = full_grid > 1055 ? full_grid : 1055;
+    const size_t vocabularies[] = {128256, 50257};
+    const logit_dtype dtypes[] = {DTYPE_F32, DTYPE_BF16};
+    bool took_split = false, took_chunks = false, took_row = false;
+    for (int d = 0; d < 2; d++)
+        for (int v = 0; v < 2; v++) {
+            topk_case c = topk_case_create(most, vocabularies[v], dtypes[d], (input_spec){DIST_NORMAL, -3.0, 3.0},
+                                           1031 + (uint64_t)(2 * d + v), K);
+            for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
+                topk_case prefix = topk_case_prefix(&c, counts[i]);
+                const topk_variant *picked = fast_picks(prefix.rows, prefix.cols, K, prefix.dtype);
+                took_split |= picked == &fast_split_topk_variant;
+                took_chunks |= picked == &fast_chunks_topk_variant;
+                took_row |= picked == &fast_row_topk_variant;
+                expect_graph_passes(&prefix, K);
+            }
+            topk_case_destroy(&c);
+        }
+    cr_expect(took_split || gpu.cc_major < 9, "fast_split taken for a batch of one");
+    cr_expect(took_chunks && took_row, "fast_chunks and fast_row taken");
 }

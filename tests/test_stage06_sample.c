@@ -1,4 +1,4 @@
-/* Stage 06's draw of one token a row (common/sample.h, 06_fused_topk/fast/draw.cuh).
+/* Stage 06's draw of one token a row (06_fused_topk/host/draw_reference.h, 06_fused_topk/fast/draw.cuh).
  * On the CPU (run everywhere): Philox4x32-10 against the published known answers, and the fp64
  * reference draw on rows worked out by hand: T -> 0 is the argmax, P = 1 is plain top-K sampling,
  * all the mass on one token, the cuts of top-p and min-p, ties, masked logits, per-row parameters,
@@ -10,15 +10,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../06_fused_topk/sample_run.h"
-#include "../common/philox.h"
-#include "../common/sample.h"
+#include "../06_fused_topk/host/draw_run.h"
+#include "../06_fused_topk/host/philox.h"
+#include "../06_fused_topk/host/draw_reference.h"
 #include "topk_test.h"
 
 /* ---- Philox ---- */
 
 /* The three philox4x32 10 lines of Random123's kat_vectors: counter, key, expected output. */
-Test(sample_cpu, philox_known_answers)
+Test(draw_reference, philox_known_answers)
 {
     static const struct {
         uint32_t counter[4], key[2], out[4];
@@ -40,7 +40,7 @@ Test(sample_cpu, philox_known_answers)
 
 /* u is a multiple of 2^-24 in [0, 1), the same for the same (seed, row), and uniform: a chi-square
  * test over 16 bins of 65536 rows (15 degrees of freedom; 37.70 is the 0.999 quantile). */
-Test(sample_cpu, philox_uniform_is_24_bits_and_uniform)
+Test(draw_reference, philox_uniform_is_24_bits_and_uniform)
 {
     enum { BINS = 16, N = 65536 };
     size_t count[BINS] = {0};
@@ -62,29 +62,29 @@ Test(sample_cpu, philox_uniform_is_24_bits_and_uniform)
 /* ---- The reference on rows worked out by hand ---- */
 
 /* The draw of one row of n logits with top-k. */
-static sample_draw draw_one(const float *x, int n, int k, float t, float p, float m, uint64_t seed, uint64_t row)
+static drawn_token draw_one(const float *x, int n, int k, float t, float p, float m, uint64_t seed, uint64_t row)
 {
     int ranked[64];
     double prob[64];
     reference_topk(x, 1, (size_t)n, k, ranked, prob);
-    return reference_sample_row(x, ranked, k, t, p, m, seed, row);
+    return reference_draw_row(x, ranked, k, t, p, m, seed, row);
 }
 
-Test(sample_cpu, temperature_zero_and_near_zero_is_the_argmax)
+Test(draw_reference, temperature_zero_and_near_zero_is_the_argmax)
 {
     const float x[6] = {0.5f, 2.0f, 1.9f, -1.0f, 1.99f, 0.0f};
     for (uint64_t r = 0; r < 200; r++) {
-        const sample_draw greedy = draw_one(x, 6, 6, 0.0f, 1.0f, 0.0f, 7, r);
+        const drawn_token greedy = draw_one(x, 6, 6, 0.0f, 1.0f, 0.0f, 7, r);
         cr_expect(greedy.token == 1 && greedy.prob == 1.0 && greedy.logprob == 0.0, "T = 0, row %llu: token %d",
                   (unsigned long long)r, greedy.token);
-        const sample_draw cold = draw_one(x, 6, 6, 1e-4f, 1.0f, 0.0f, 7, r);
+        const drawn_token cold = draw_one(x, 6, 6, 1e-4f, 1.0f, 0.0f, 7, r);
         cr_expect(cold.token == 1 && fabs(cold.prob - 1.0) < 1e-12, "T = 1e-4, row %llu: token %d, p %.17g",
                   (unsigned long long)r, cold.token, cold.prob);
     }
 }
 
 /* P = 1 and M = 0: all K kept, and the token is where u falls among the K softmax probabilities. */
-Test(sample_cpu, top_p_one_is_plain_top_k_sampling)
+Test(draw_reference, top_p_one_is_plain_top_k_sampling)
 {
     const float x[8] = {1.0f, 3.0f, 0.5f, 2.5f, -2.0f, 2.0f, 0.0f, 1.5f};
     const int k = 5;
@@ -96,7 +96,7 @@ Test(sample_cpu, top_p_one_is_plain_top_k_sampling)
     for (int i = 0; i < k; i++)
         total += w[i] = exp(((double)x[ranked[i]] - x[ranked[0]]) / t);
     for (uint64_t r = 0; r < 500; r++) {
-        const sample_draw d = reference_sample_row(x, ranked, k, t, 1.0f, 0.0f, 99, r);
+        const drawn_token d = reference_draw_row(x, ranked, k, t, 1.0f, 0.0f, 99, r);
         const double at = philox_uniform(99, r) * total;
         double cum = 0.0;
         int want = 0;
@@ -110,21 +110,21 @@ Test(sample_cpu, top_p_one_is_plain_top_k_sampling)
     }
 }
 
-Test(sample_cpu, all_the_mass_on_one_token)
+Test(draw_reference, all_the_mass_on_one_token)
 {
     float x[100];
     for (int i = 0; i < 100; i++)
         x[i] = -1000.0f;
     x[37] = 5.0f;
     for (uint64_t r = 0; r < 100; r++) {
-        const sample_draw d = draw_one(x, 100, 50, 1.0f, 0.9f, 0.0f, 3, r);
+        const drawn_token d = draw_one(x, 100, 50, 1.0f, 0.9f, 0.0f, 3, r);
         cr_expect(d.token == 37 && d.prob == 1.0 && d.logprob == 0.0 && d.kept == 1, "row %llu: token %d",
                   (unsigned long long)r, d.token);
     }
 }
 
 /* Weights 1, 1/2, 1/5, 1/20 at T = 1 (logits log w): total 1.75. */
-Test(sample_cpu, top_p_and_min_p_cut_the_prefix)
+Test(draw_reference, top_p_and_min_p_cut_the_prefix)
 {
     const float x[4] = {logf(0.05f), logf(1.0f), logf(0.2f), logf(0.5f)}; /* ranked 1, 3, 2, 0 */
     static const struct {
@@ -138,7 +138,7 @@ Test(sample_cpu, top_p_and_min_p_cut_the_prefix)
     };
     for (size_t i = 0; i < sizeof cuts / sizeof cuts[0]; i++) {
         for (uint64_t r = 0; r < 50; r++) {
-            const sample_draw d = draw_one(x, 4, 4, 1.0f, cuts[i].p, cuts[i].m, 11, r);
+            const drawn_token d = draw_one(x, 4, 4, 1.0f, cuts[i].p, cuts[i].m, 11, r);
             cr_expect_eq(d.kept, cuts[i].kept, "P %g M %g: kept %d, expected %d", cuts[i].p, cuts[i].m, d.kept,
                          cuts[i].kept);
             static const int order[4] = {1, 3, 2, 0};
@@ -150,46 +150,46 @@ Test(sample_cpu, top_p_and_min_p_cut_the_prefix)
         }
     }
     /* A weight at M (0.2, as far as logf and exp round): a boundary the reference reports. */
-    const sample_draw at_m = draw_one(x, 4, 4, 1.0f, 1.0f, 0.2f, 11, 0);
-    cr_expect_lt(at_m.margin, SAMPLE_MARGIN, "a weight at M: margin %.3g", at_m.margin);
+    const drawn_token at_m = draw_one(x, 4, 4, 1.0f, 1.0f, 0.2f, 11, 0);
+    cr_expect_lt(at_m.margin, DRAW_MARGIN, "a weight at M: margin %.3g", at_m.margin);
 }
 
 /* Equal logits: the top-K is the first K indices, each drawn with probability 1/K, the token where
  * u falls: index floor(u K). */
-Test(sample_cpu, ties_draw_uniformly_among_the_lowest_indices)
+Test(draw_reference, ties_draw_uniformly_among_the_lowest_indices)
 {
     float x[40];
     for (int i = 0; i < 40; i++)
         x[i] = 0.25f;
     for (uint64_t r = 0; r < 1000; r++) {
-        const sample_draw d = draw_one(x, 40, 8, 0.7f, 1.0f, 0.0f, 5, r);
+        const drawn_token d = draw_one(x, 40, 8, 0.7f, 1.0f, 0.0f, 5, r);
         const int want = (int)(philox_uniform(5, r) * 8);
-        cr_expect(d.token == want || d.margin < SAMPLE_MARGIN, "row %llu: token %d, expected %d",
+        cr_expect(d.token == want || d.margin < DRAW_MARGIN, "row %llu: token %d, expected %d",
                   (unsigned long long)r, d.token, want);
         cr_expect(fabs(d.prob - 0.125) < 1e-15);
     }
 }
 
 /* -inf logits have weight 0: never drawn, even where K takes them in (fewer finite logits than K). */
-Test(sample_cpu, masked_logits_are_never_drawn)
+Test(draw_reference, masked_logits_are_never_drawn)
 {
     float x[30];
     for (int i = 0; i < 30; i++)
         x[i] = i % 7 == 3 ? (float)i / 10.0f : -INFINITY;
     for (uint64_t r = 0; r < 2000; r++) {
-        const sample_draw d = draw_one(x, 30, 20, 2.0f, 1.0f, 0.0f, 13, r);
+        const drawn_token d = draw_one(x, 30, 20, 2.0f, 1.0f, 0.0f, 13, r);
         cr_expect(isfinite(x[d.token]) && isfinite(d.logprob) && d.prob > 0.0, "row %llu: token %d",
                   (unsigned long long)r, d.token);
     }
     /* Every logit masked: no softmax, no distribution; NaN, which no kernel output passes. */
     for (int i = 0; i < 30; i++)
         x[i] = -INFINITY;
-    const sample_draw none = draw_one(x, 30, 20, 1.0f, 1.0f, 0.0f, 13, 0);
+    const drawn_token none = draw_one(x, 30, 20, 1.0f, 1.0f, 0.0f, 13, 0);
     cr_expect(isnan(none.prob) && isnan(none.logprob), "an all -inf row: p %g", none.prob);
 }
 
-/* reference_sample with per-row T, P and K gives each row what a call with that row's values does. */
-Test(sample_cpu, per_row_parameters)
+/* reference_draw with per-row T, P and K gives each row what a call with that row's values does. */
+Test(draw_reference, per_row_parameters)
 {
     enum { ROWS = 6, COLS = 50, K = 12 };
     float x[ROWS * COLS];
@@ -201,12 +201,12 @@ Test(sample_cpu, per_row_parameters)
     const float t[ROWS] = {0.0f, 0.5f, 1.0f, 2.0f, 0.8f, 1e-3f};
     const float p[ROWS] = {1.0f, 0.3f, 0.9f, 1.0f, 0.95f, 0.5f};
     const int ks[ROWS] = {1, 12, 5, 7, 12, 3};
-    const sample_params params = {.min_p = 0.05f, .seed = 21, .temperatures = t, .top_ps = p, .ks = ks};
-    sample_draw d[ROWS];
-    reference_sample(x, ROWS, COLS, ranked, K, K, &params, d);
+    const draw_params params = {.min_p = 0.05f, .seed = 21, .temperatures = t, .top_ps = p, .ks = ks};
+    drawn_token d[ROWS];
+    reference_draw(x, ROWS, COLS, ranked, K, K, &params, d);
     for (int r = 0; r < ROWS; r++) {
-        const sample_draw one = reference_sample_row(x + r * COLS, ranked + r * K, ks[r], t[r], p[r], 0.05f, 21,
-                                                     (uint64_t)r);
+        const drawn_token one = reference_draw_row(x + r * COLS, ranked + r * K, ks[r], t[r], p[r], 0.05f, 21,
+                                                   (uint64_t)r);
         cr_expect(d[r].token == one.token && d[r].kept <= ks[r], "row %d: token %d, expected %d", r, d[r].token,
                   one.token);
     }
@@ -214,26 +214,26 @@ Test(sample_cpu, per_row_parameters)
 
 /* The verification: the reference's token passes; a neighbour passes only within the margin, and
  * is counted; a token outside the kept tokens, or a NaN, never passes. */
-Test(sample_cpu, verification_accepts_a_neighbour_only_near_a_boundary)
+Test(draw_reference, verification_accepts_a_neighbour_only_near_a_boundary)
 {
     const int ranked[4] = {2, 0, 3, 1};
-    sample_draw ref = {.token = 0, .prob = 0.3, .logprob = log(0.3), .margin = 0.1, .kept = 2};
+    drawn_token ref = {.token = 0, .prob = 0.3, .logprob = log(0.3), .margin = 0.1, .kept = 2};
     int token = 0;
     float p = 0.3f, lp = logf(0.3f);
-    cr_expect(verify_sample(&token, &p, &lp, &ref, ranked, 4, 1).pass);
+    cr_expect(verify_draw(&token, &p, &lp, &ref, ranked, 4, 1).pass);
     token = 2;
-    cr_expect_not(verify_sample(&token, &p, &lp, &ref, ranked, 4, 1).pass, "a neighbour far from a boundary");
+    cr_expect_not(verify_draw(&token, &p, &lp, &ref, ranked, 4, 1).pass, "a neighbour far from a boundary");
     ref.margin = 1e-7;
-    const sample_check near = verify_sample(&token, &p, &lp, &ref, ranked, 4, 1);
+    const draw_check near = verify_draw(&token, &p, &lp, &ref, ranked, 4, 1);
     cr_expect(near.pass && near.near_boundary == 1, "a neighbour within the margin");
     token = 1; /* beyond the kept tokens and the next one */
-    cr_expect_not(verify_sample(&token, &p, &lp, &ref, ranked, 4, 1).pass, "a token past the kept ones");
+    cr_expect_not(verify_draw(&token, &p, &lp, &ref, ranked, 4, 1).pass, "a token past the kept ones");
     token = 0;
     p = NAN;
-    cr_expect_not(verify_sample(&token, &p, &lp, &ref, ranked, 4, 1).pass, "a NaN probability");
+    cr_expect_not(verify_draw(&token, &p, &lp, &ref, ranked, 4, 1).pass, "a NaN probability");
     p = 0.3f;
     lp = NAN;
-    cr_expect_not(verify_sample(&token, &p, &lp, &ref, ranked, 4, 1).pass, "a NaN log-probability");
+    cr_expect_not(verify_draw(&token, &p, &lp, &ref, ranked, 4, 1).pass, "a NaN log-probability");
 }
 
 /* ---- A chi-square test of draws against the exact distribution ---- */
@@ -285,7 +285,7 @@ static int chi_rank(int token)
     return -1;
 }
 
-Test(sample_cpu, reference_draws_follow_the_distribution)
+Test(draw_reference, reference_draws_follow_the_distribution)
 {
     float x[CHI_COLS];
     chi_row(x);
@@ -297,7 +297,7 @@ Test(sample_cpu, reference_draws_follow_the_distribution)
         size_t count[CHI_K] = {0}, n = 0;
         for (uint64_t seed = 1; seed <= 8; seed++)
             for (uint64_t r = 0; r < 4096; r++, n++) {
-                const int rank = chi_rank(reference_sample_row(x, ranked, CHI_K, cs->t, cs->p, cs->m, seed, r).token);
+                const int rank = chi_rank(reference_draw_row(x, ranked, CHI_K, cs->t, cs->p, cs->m, seed, r).token);
                 cr_assert(rank >= 0 && rank < cs->kept, "setting %zu: a token outside the kept ones", s);
                 count[rank]++;
             }
@@ -310,23 +310,23 @@ Test(sample_cpu, reference_draws_follow_the_distribution)
 
 /* Draws top-k of the case with `how` by fast_split (split) or fast_row, and expects the top-K and
  * every token to pass; near-boundary rows at most one in a thousand, plus one. */
-static void expect_draws_pass(topk_case *c, int k, sample_params how, bool split, const char *what)
+static void expect_draws_pass(topk_case *c, int k, draw_params how, bool split, const char *what)
 {
-    sample_run s = sample_run_create(c, k, how, split);
+    draw_run s = draw_run_create(c, k, how, split);
     topk_check topk;
-    const sample_check d = sample_run_check(&s, c, k, &topk);
+    const draw_check d = draw_run_check(&s, c, k, &topk);
     cr_expect(topk.pass, "%s: the top-K: %zu index errors", what, topk.index_errors);
     cr_expect(d.pass, "%s (%s, %s %zu x %zu, K=%d): %zu token errors, %zu probability failures, first bad row %zu",
               what, split ? "fast_split" : "fast_row", dtype_name(c->dtype), c->rows, c->cols, k, d.token_errors,
               d.prob_failures, d.first_bad_row);
     cr_expect_leq(d.near_boundary, c->rows / 1000 + 1, "%s: %zu rows near a boundary", what, d.near_boundary);
-    sample_run_destroy(&s);
+    draw_run_destroy(&s);
 }
 
 /* Whether fast_split can run here (clusters, sm_90). */
 static bool split_here(void) { return fast_split_topk_variant.why_not_here() == NULL; }
 
-static const sample_params settings[] = {
+static const draw_params settings[] = {
     {.temperature = 0.8f, .top_p = 0.9f, .seed = 1},
     {.temperature = 1.0f, .top_p = 1.0f, .seed = 2},
     {.temperature = 1.5f, .top_p = 0.95f, .min_p = 0.01f, .seed = 3},
@@ -369,10 +369,10 @@ Test(stage06_sample, gpu_draws_follow_the_distribution)
         const chi_setting *cs = &chi_settings[s];
         size_t count[CHI_K] = {0}, n = 0;
         for (uint64_t seed = 101; seed <= 108; seed++) {
-            const sample_params how = {.temperature = cs->t, .top_p = cs->p, .min_p = cs->m, .seed = seed};
-            sample_run run = sample_run_create(&c, CHI_K, how, false);
+            const draw_params how = {.temperature = cs->t, .top_p = cs->p, .min_p = cs->m, .seed = seed};
+            draw_run run = draw_run_create(&c, CHI_K, how, false);
             topk_check topk;
-            const sample_check d = sample_run_check(&run, &c, CHI_K, &topk);
+            const draw_check d = draw_run_check(&run, &c, CHI_K, &topk);
             cr_expect(d.pass && topk.pass, "setting %zu seed %llu: %zu token errors", s, (unsigned long long)seed,
                       d.token_errors);
             for (size_t r = 0; r < ROWS; r++, n++) {
@@ -381,7 +381,7 @@ Test(stage06_sample, gpu_draws_follow_the_distribution)
                           run.tokens[r]);
                 count[rank]++;
             }
-            sample_run_destroy(&run);
+            draw_run_destroy(&run);
         }
         const double chi2 = chi_square(c.x_host, cs, count, n);
         cr_expect_lt(chi2, cs->quantile, "setting %zu: chi-square %.2f over %zu draws", s, chi2, n);
@@ -404,7 +404,7 @@ Test(stage06_sample, edge_cases)
                 *x = -INFINITY;
         }
     topk_case_refresh(&c);
-    const sample_params cases[] = {{.temperature = 1.0f, .top_p = 1.0f, .seed = 8},
+    const draw_params cases[] = {{.temperature = 1.0f, .top_p = 1.0f, .seed = 8},
                                    {.temperature = 1e-3f, .top_p = 1.0f, .seed = 9},
                                    {.temperature = 100.0f, .top_p = 0.99f, .min_p = 0.5f, .seed = 10}};
     for (int split = 0; split < 2; split++)
@@ -427,7 +427,7 @@ Test(stage06_sample, per_row_parameters)
         p[r] = r % 4 == 0 ? 1.0f : 0.3f + (float)(r % 13) / 20.0f;
         ks[r] = 1 + (int)(r * 37 % 256);
     }
-    const sample_params how = {.min_p = 0.001f, .seed = 77, .temperatures = t, .top_ps = p, .ks = ks};
+    const draw_params how = {.min_p = 0.001f, .seed = 77, .temperatures = t, .top_ps = p, .ks = ks};
     expect_draws_pass(&c, 256, how, false, "per-row T, P, K");
     if (split_here())
         expect_draws_pass(&c, 256, how, true, "per-row T, P, K");
@@ -445,14 +445,14 @@ Test(stage06_sample, the_same_tokens_from_either_kernel)
         cr_skip_test("fast_split needs thread block clusters (compute capability 9.0)");
     topk_case c = topk_case_create(64, 50257, DTYPE_F32, (input_spec){DIST_NORMAL, -3.0, 3.0}, 1501, 50);
     for (size_t s = 0; s < N_SETTINGS; s++) {
-        sample_run by_row = sample_run_create(&c, 50, settings[s], false);
-        sample_run by_split = sample_run_create(&c, 50, settings[s], true);
+        draw_run by_row = draw_run_create(&c, 50, settings[s], false);
+        draw_run by_split = draw_run_create(&c, 50, settings[s], true);
         topk_check topk;
-        sample_run_check(&by_row, &c, 50, &topk);
-        sample_run_check(&by_split, &c, 50, &topk);
+        draw_run_check(&by_row, &c, 50, &topk);
+        draw_run_check(&by_split, &c, 50, &topk);
         cr_expect_arr_eq(by_row.tokens, by_split.tokens, c.rows * sizeof(int), "setting %zu", s);
-        sample_run_destroy(&by_row);
-        sample_run_destroy(&by_split);
+        draw_run_destroy(&by_row);
+        draw_run_destroy(&by_split);
     }
     topk_case_destroy(&c);
 }

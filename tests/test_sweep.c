@@ -6,7 +6,7 @@
 #include "../03_fused3kernel/fused3kernel.h"
 #include "../04_warp/warp.h"
 #include "../05_online/online.h"
-#include "../common/cudnn_softmax.h"
+#include "../05_online/cudnn_softmax.h"
 #include "gpu_test.h"
 #include "sweep.h"
 

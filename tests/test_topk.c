@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/dtype.h"
+#include "../06_fused_topk/host/dtype.h"
 #include "../common/inputs.h"
-#include "../common/topk.h"
+#include "../06_fused_topk/host/topk_reference.h"
 
 Test(topk_reference, hand_worked_row_with_ties_and_a_masked_entry)
 {

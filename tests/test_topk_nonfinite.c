@@ -1,4 +1,4 @@
-/* Stage 06's rule for NaN and +inf logits (common/topk.h): top-K of a softmax with one is not
+/* Stage 06's rule for NaN and +inf logits (host/topk_reference.h): top-K of a softmax with one is not
  * defined, so a file holding one is refused before the GPU, naming the first in the file's own
  * shape; -inf logits are masked ones and pass. The scan itself, then the program. */
 #define _POSIX_C_SOURCE 200809L
@@ -11,9 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../common/dtype.h"
+#include "../06_fused_topk/host/dtype.h"
 #include "../common/gpu.h"
-#include "../common/npy.h"
+#include "../06_fused_topk/host/npy.h"
 #include "npy_test.h"
 #include "run_stage.h"
 

@@ -26,10 +26,10 @@
 // Invariants: where the warp keeps them sorted, buf[0..kept) is sorted, descending; after every
 // merge or select buf[K-1] is the K-th best; fill is the same in every lane; fill never passes
 // capacity; the threshold only rises. It starts as NaN ("x <= NaN" is false for every x, so every
-// logit passes) until the sample (sample.cuh) or the first merge sets it.
+// logit passes) until the sample (first_threshold.cuh) or the first merge sets it.
 // Assumes: warp_sort.cuh and select.cuh; all 32 lanes call these together.
-// Read next: warp_count.cuh and select.cuh, the select; then offer.cuh, how a chunk of logits is
-// tested against the threshold and appended.
+// Read next: lane_counts.cuh and select.cuh, the select; then ballot_append.cuh, how a chunk of
+// logits is tested against the threshold and appended.
 #ifndef FAST_CANDIDATES_CUH
 #define FAST_CANDIDATES_CUH
 

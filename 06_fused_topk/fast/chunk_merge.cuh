@@ -29,7 +29,7 @@
 //   a time, until a batch ends below the bar (the rest of that list ranks lower still).
 // Keys are unique (a key holds its index), so either way the test "key > bar" is exact whatever
 // order the keys come in, ties at equal logits included; the scan, which compares logits, needs the
-// row in index order for that (offer.cuh).
+// row in index order for that (ballot_append.cuh).
 // Invariants: the bar only rises; it is the same in every lane, as is the candidates' fill.
 // Assumes: candidates.cuh; all 32 lanes call these together.
 // Read next: fast_chunks.cuh, the kernel, and how many chunks a row gets.

@@ -15,7 +15,7 @@
 #define FAST_CLUSTER_KTH_CUH
 
 #include "../../04_warp/warp_reduce.cuh"
-#include "warp_count.cuh"
+#include "lane_counts.cuh"
 
 #define SPLIT_THREADS 256   // a block of fast_split: 8 warps (fewer warps, cheaper barriers)
 #define SPLIT_MAX_HELD 16   // numbers a thread holds: 16 x 256 groups of one lane at most
@@ -27,7 +27,7 @@ __device__ __forceinline__ int skewed(unsigned digit) { return (int)(digit + dig
 // A lower bound of the K-th largest of n numbers held by the block, number t + j x SPLIT_THREADS
 // in held[j] of thread t, as ordered bits: a radix select, 8 bits at a time from the top, for the
 // top 24 bits. Round r counts in counts[r] (zeros on entry), of the numbers that match the bits
-// chosen so far, how many have each value of the next 8 bits (warp_count_digit, warp_count.cuh);
+// chosen so far, how many have each value of the next 8 bits (warp_count_digit, lane_counts.cuh);
 // then each warp walks the 256 counts down from the top until K is reached (warp_pick_digit; each
 // warp finds the same digit, so one barrier a round is all it takes). The last 8 bits are left at
 // 0, a value at most 2^-15 of itself below the K-th: a few more logits reach it, for one round

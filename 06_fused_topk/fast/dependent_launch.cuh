@@ -17,7 +17,7 @@
 // row and writes its own K entries, so no two launches touch the same bytes at all; the wait is
 // there for the loop a server runs.
 // Assumes: kernels built for sm_90 or newer use it (fast_pdl_available() checks the build).
-// Read next: fast.cu, the variants and how fast picks a kernel.
+// Read next: per_device.cuh, the launches' caches.
 #ifndef FAST_DEPENDENT_LAUNCH_CUH
 #define FAST_DEPENDENT_LAUNCH_CUH
 

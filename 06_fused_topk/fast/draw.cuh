@@ -3,32 +3,32 @@
 // What it does: at the end of fast_row, and of both of fast_split's ways to its answer (for at most
 // SPLIT_THREADS candidates, a team of lanes counts each one's place; past that, the candidates are
 // sorted, or the row is ranked again if they overflowed the list), one warp
-// has the row's best K as keys in shared memory, sorted best first. A sampler needs nothing else:
+// has the row's best K as keys in shared memory, sorted best first. A draw needs nothing else:
 // softmax(x / T) restricted to the K is w_i / sum w, with w_i = exp((x_i - x_0) / T), and the cuts
 // of top-p and min-p are prefixes of the ranked K. So there is no sort, no second read of the row
 // and no other kernel: the warp walks the K a tile of 32 at a time (a lane a winner), scans the
-// weights (an inclusive sum across the lanes, warp_count.cuh, plus the tiles before), and votes.
+// weights (an inclusive sum across the lanes, lane_counts.cuh, plus the tiles before), and votes.
 //   1. all K: their total, and how many weigh at least M (min-p: w_0 = 1 is the largest);
 //   2. from the front: the first place where the cumulative weight reaches P x total (top-p) or the
 //      min-p count ends, whichever comes first: the kept tokens and their total;
 //   3. from the front: the first kept token whose cumulative weight exceeds u x kept total, u from
-//      Philox keyed by (seed, row) (common/philox.h): the same u in whatever launch draws the row.
+//      Philox keyed by (seed, row) (host/philox.h): the same u in whatever launch draws the row.
 // Each pass scans the same weights in the same order, so the sums are the same bits every time.
-// The fp64 reference is common/sample.c, which says what the kernel's float sums can change.
+// The fp64 reference is host/draw_reference.c, which says what the kernel's float sums can change.
 // Invariants: every lane calls warp_draw with the same arguments; sorted[0..K) are the row's
 // winners, best first; a row's K (its own, from the per-row array) is at most the K the winners were
 // selected for. At T > 0 a row of -inf (x_0 = -inf) has NaN weights: nothing is kept, and lane 0
-// writes the first winner's index with a NaN probability and log-probability, as common/sample.c
-// expects.
+// writes the first winner's index with a NaN probability and log-probability, as
+// host/draw_reference.c expects.
 // Read next: dependent_launch.cuh, the decode loop's launches. The draw is called at the ends of
 // fast_row.cuh and fast_split.cuh.
 #ifndef FAST_DRAW_CUH
 #define FAST_DRAW_CUH
 
-#include "../../common/philox.h"
+#include "../host/philox.h"
 #include "../fused_topk.h"
 #include "rank_key.cuh"
-#include "warp_count.cuh"
+#include "lane_counts.cuh"
 
 // One tile of the ranked winners: this lane's weight (0 past the row's K) and cumulative weight.
 struct weight_tile {
@@ -44,9 +44,9 @@ __device__ __forceinline__ weight_tile weigh_tile(const rank_key *sorted, int k,
 
 // The token of row `row` from its sorted winners; lane 0 writes it, its probability and its
 // log-probability.
-__device__ __noinline__ void warp_draw(const rank_key *sorted, int k_selected, size_t row, const sample_request draw)
+__device__ __noinline__ void warp_draw(const rank_key *sorted, int k_selected, size_t row, const draw_request draw)
 {
-    const sample_params &p = draw.params;
+    const draw_params &p = draw.params;
     const int lane = threadIdx.x % WARP_SIZE;
     const int k = p.ks ? p.ks[row] : k_selected;
     const float t = p.temperatures ? p.temperatures[row] : p.temperature;

@@ -7,7 +7,7 @@
 // (fast_picks), at thresholds set from a sweep of rows for each kernel.
 // The kernels are compiled here, together, in one translation unit: they share the device
 // functions of warp_row.cuh, which are then compiled once, with every caller in view.
-// Assumes: the open GPU is the one the kernels run on (the SM count is read once).
+// Assumes: the kernels run on the current device.
 // Read next: the stage's README, "What to look at in the numbers".
 #include <stdint.h>
 
@@ -17,16 +17,15 @@
 #include "fast_chunks.cuh"
 #include "fast_row.cuh"
 #include "fast_split.cuh"
+#include "per_device.cuh"
 
 static int sm_count(void)
 {
-    static int sms;
-    if (!sms) {
-        int device;
-        CUDA_CHECK(cudaGetDevice(&device));
-        CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    }
-    return sms;
+    static int sms[FAST_MAX_DEVICES];
+    const int device = fast_device();
+    if (!sms[device])
+        CUDA_CHECK(cudaDeviceGetAttribute(&sms[device], cudaDevAttrMultiProcessorCount, device));
+    return sms[device];
 }
 
 typedef enum { KERNEL_ROW, KERNEL_CHUNKS, KERNEL_SPLIT } fast_kernel;
@@ -49,19 +48,19 @@ static chunk_cut chunks_for(size_t rows, size_t cols, int k, logit_dtype dtype)
 // launch (dependent_launch.cuh); draw: NULL for the top-K alone (fast_row and fast_split only).
 template <typename T>
 static void launch_fast(fast_kernel kernel, const void *x, size_t rows, size_t cols, int k, int *indices, float *probs,
-                        void *workspace, cudaStream_t stream, bool dependent, const sample_request *draw)
+                        void *workspace, cudaStream_t stream, bool dependent, const draw_request *draw)
 {
     if (kernel == KERNEL_SPLIT)
         launch_fast_split<T>(x, rows, cols, k, indices, probs, stream, dependent, draw);
     else if (kernel == KERNEL_CHUNKS)
-        launch_fast_chunks<T>(x, rows, cols, k, chunks_for<T>(rows, cols, k), workspace, indices, probs);
+        launch_fast_chunks<T>(x, rows, cols, k, chunks_for<T>(rows, cols, k), workspace, indices, probs, stream);
     else
         launch_fast_row<T>(x, rows, cols, k, indices, probs, stream, dependent, draw);
 }
 
 static int fast_topk_with(fast_kernel kernel, const void *x, logit_dtype dtype, size_t rows, size_t cols, int k,
                           int *indices, float *probs, void *workspace, cudaStream_t stream = 0, bool dependent = false,
-                          const sample_request *draw = NULL)
+                          const draw_request *draw = NULL)
 {
     if (dtype == DTYPE_F32)
         launch_fast<float>(kernel, x, rows, cols, k, indices, probs, workspace, stream, dependent, draw);
@@ -92,8 +91,7 @@ extern "C" bool fast_takes_split(size_t rows, logit_dtype dtype)
 }
 
 // A batch of one, for a decode loop's step: fast_split, as fast takes it, where the GPU has
-// clusters; fast_row otherwise. Never fast_chunks: its launch has no stream or dependent-launch
-// parameter (it runs on the default stream, without programmatic dependent launch).
+// clusters; fast_row otherwise. Never fast_chunks: its kernel has no dependent-launch wait.
 extern "C" void fast_launch_one_row(const void *x, logit_dtype dtype, size_t cols, int k, int *indices, float *probs,
                                     cudaStream_t stream, bool dependent)
 {
@@ -104,11 +102,11 @@ extern "C" void fast_launch_one_row(const void *x, logit_dtype dtype, size_t col
 }
 
 // The top-K and the draw in one launch: fast_split's kernel or fast_row's (fast_chunks has no draw).
-extern "C" void fast_topk_sample(bool split, const void *x, logit_dtype dtype, size_t rows, size_t cols, int k,
-                                 int *indices, float *probs, const sample_request *draw)
+extern "C" void fast_topk_draw(bool split, const void *x, logit_dtype dtype, size_t rows, size_t cols, int k,
+                               int *indices, float *probs, const draw_request *draw, cudaStream_t stream)
 {
     const fast_kernel kernel = split ? KERNEL_SPLIT : KERNEL_ROW;
-    fast_topk_with(kernel, x, dtype, rows, cols, k, indices, probs, NULL, 0, false, draw);
+    fast_topk_with(kernel, x, dtype, rows, cols, k, indices, probs, NULL, stream, false, draw);
 }
 
 static int fast_row_topk(const void *x, logit_dtype dtype, size_t rows, size_t cols, int k, int *indices,
@@ -144,11 +142,10 @@ static bool fast_row_fits(size_t rows, size_t cols)
     return cols <= FAST_ROW_MAX_COLS;
 }
 
-// A grid of rows x 16 blocks that fits gridDim.x.
+// A grid of rows x 16 blocks that fits gridDim.x; a row's indices, its tail's too, in an int.
 static bool fast_split_fits(size_t rows, size_t cols)
 {
-    (void)cols;
-    return rows <= INT32_MAX / SPLIT_MAX_BLOCKS;
+    return rows <= INT32_MAX / SPLIT_MAX_BLOCKS && cols <= INT32_MAX - SPLIT_THREADS;
 }
 
 // The three dtypes' kernels are built alike: one answers for all.
@@ -197,14 +194,28 @@ extern "C" const topk_variant fast_split_topk_variant = {"fast_split", fast_byte
 #define FAST_ROW_FROM_ROWS_PER_SM 8
 #define FAST_CHUNKS_MOST_K 256
 
+static fast_kernel fast_kernel_for(size_t rows, int k, logit_dtype dtype)
+{
+    if (fast_takes_split(rows, dtype))
+        return KERNEL_SPLIT;
+    if (k <= FAST_CHUNKS_MOST_K && rows < (size_t)FAST_ROW_FROM_ROWS_PER_SM * sm_count())
+        return KERNEL_CHUNKS;
+    return KERNEL_ROW;
+}
+
 extern "C" const topk_variant *fast_picks(size_t rows, size_t cols, int k, logit_dtype dtype)
 {
     (void)cols;
-    if (fast_takes_split(rows, dtype))
-        return &fast_split_topk_variant;
-    if (k <= FAST_CHUNKS_MOST_K && rows < (size_t)FAST_ROW_FROM_ROWS_PER_SM * sm_count())
-        return &fast_chunks_topk_variant;
-    return &fast_row_topk_variant;
+    const fast_kernel kernel = fast_kernel_for(rows, k, dtype);
+    return kernel == KERNEL_SPLIT    ? &fast_split_topk_variant
+           : kernel == KERNEL_CHUNKS ? &fast_chunks_topk_variant
+                                     : &fast_row_topk_variant;
+}
+
+extern "C" int fast_topk_on_stream(const void *x, logit_dtype dtype, size_t rows, size_t cols, int k, int *indices,
+                                   float *probs, void *workspace, cudaStream_t stream)
+{
+    return fast_topk_with(fast_kernel_for(rows, k, dtype), x, dtype, rows, cols, k, indices, probs, workspace, stream);
 }
 
 static double fast_auto_bytes_per_row(size_t rows, size_t cols, int k, logit_dtype dtype)
@@ -221,7 +232,7 @@ static size_t fast_auto_workspace_bytes(size_t rows, size_t cols, int k, logit_d
 static int fast_auto_topk(const void *x, logit_dtype dtype, size_t rows, size_t cols, int k, int *indices,
                           float *probs, void *workspace)
 {
-    return fast_picks(rows, cols, k, dtype)->run(x, dtype, rows, cols, k, indices, probs, workspace);
+    return fast_topk_on_stream(x, dtype, rows, cols, k, indices, probs, workspace, 0);
 }
 
 extern "C" const topk_variant fast_topk_variant = {"fast", fast_auto_bytes_per_row, fast_auto_workspace_bytes,

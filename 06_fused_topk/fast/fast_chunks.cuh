@@ -22,6 +22,7 @@
 #include "chunk_merge.cuh"
 #include "fast.h"
 #include "fast_row.cuh"
+#include "per_device.cuh"
 
 // A chunk is a whole number of CHUNK_GRANULE logits, so that every chunk but the last holds at
 // least FAST_MAX_K of them. It is at least CHUNK_LOGITS_PER_K x K logits long: its list of K keys
@@ -29,9 +30,9 @@
 // to its float32 logits' bytes, half to 16-bit ones'. And it is at least CHUNK_SHORTEST_BYTES long
 // (4 granules of float32, 8 of 16-bit logits): a chunk's fixed costs (its sample, its sort, its
 // list, its ticket) do not shrink with it, and a chunk of fewer than FAST_SAMPLE_VECTORS x 32 whole
-// vectors takes no sample (sample.cuh) and starts with every logit a candidate, as 2 granules of
-// 16-bit logits do where the chunk starts off a 16-byte boundary (255 whole vectors). 16 KB is a
-// measured choice; make NVCC_EXTRA="-DCHUNK_SHORTEST_BYTES=N" builds with another.
+// vectors takes no sample (first_threshold.cuh) and starts with every logit a candidate, as 2
+// granules of 16-bit logits do where the chunk starts off a 16-byte boundary (255 whole vectors).
+// 16 KB is a measured choice; make NVCC_EXTRA="-DCHUNK_SHORTEST_BYTES=N" builds with another.
 #define CHUNK_GRANULE 1024
 #define CHUNK_LOGITS_PER_K 16
 #ifndef CHUNK_SHORTEST_BYTES
@@ -160,59 +161,65 @@ static size_t chunk_shared_bytes(int k, int per_lane)
 template <typename T, bool Guess>
 static const void *chunks_kernel_ready(void)
 {
-    static bool shared_memory_raised;
-    if (!shared_memory_raised) {
+    static bool shared_memory_raised[FAST_MAX_DEVICES];
+    const int device = fast_device();
+    if (!shared_memory_raised[device]) {
         const int most = (int)chunk_shared_bytes(FAST_MAX_K, logits16<T>::count);
         CUDA_CHECK(cudaFuncSetAttribute(fast_chunks_kernel<T, Guess>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         most));
-        shared_memory_raised = true;
+        shared_memory_raised[device] = true;
     }
     return (const void *)fast_chunks_kernel<T, Guess>;
 }
 
 // The warps of the kernel for top-k of T logits that `sms` SMs hold at once: the blocks an SM holds
 // (its registers and the candidates' shared memory decide) times FAST_WARPS times the SMs. The
-// last K's answer is kept, so that a run of launches at one K asks the runtime once.
+// last K's answer is kept per device: a run of launches at one K asks the runtime once.
 template <typename T>
 static size_t chunk_resident_warps(int k, int sms)
 {
-    static int last_k = -1, blocks;
-    if (k != last_k) {
+    static struct {
+        int k, blocks; // k = 0: none
+    } last[FAST_MAX_DEVICES];
+    const int device = fast_device();
+    if (k != last[device].k) {
         const void *kernel = k > GUESS_ABOVE_K ? chunks_kernel_ready<T, true>() : chunks_kernel_ready<T, false>();
-        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, FAST_THREADS,
+        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&last[device].blocks, kernel, FAST_THREADS,
                                                                  chunk_shared_bytes(k, logits16<T>::count)));
-        last_k = k;
+        last[device].k = k;
     }
+    const int blocks = last[device].blocks;
     return (size_t)(blocks > 0 ? blocks : 1) * FAST_WARPS * (size_t)sms;
 }
 
 template <typename T, bool Guess>
 static void launch_fast_chunks_kernel(const void *x, size_t rows, size_t cols, int k, chunk_cut cut,
-                                      const chunk_workspace &ws, int *indices, float *probs)
+                                      const chunk_workspace &ws, int *indices, float *probs, cudaStream_t stream)
 {
     chunks_kernel_ready<T, Guess>();
     const size_t shared = chunk_shared_bytes(k, logits16<T>::count);
     const size_t warps = rows * (size_t)cut.chunks;
-    fast_chunks_kernel<T, Guess><<<(unsigned)((warps + FAST_WARPS - 1) / FAST_WARPS), FAST_THREADS, shared>>>(
-        (const T *)x, (unsigned)rows, cols, k, cut, ws, indices, probs);
+    const unsigned blocks = (unsigned)((warps + FAST_WARPS - 1) / FAST_WARPS);
+    fast_chunks_kernel<T, Guess><<<blocks, FAST_THREADS, shared, stream>>>((const T *)x, (unsigned)rows, cols, k, cut,
+                                                                             ws, indices, probs);
     CUDA_CHECK_LAUNCH("fast_chunks_kernel");
 }
 
 // Rows cut as `cut` says (W = 1: fast_row's launch), into a workspace of chunk_workspace_bytes for
-// the same cut; W > 1 only while rows x W is within a grid's warps (chunk_plan), so the warp's
-// number fits 32 bits.
+// the same cut, on `stream`; W > 1 only while rows x W is within a grid's warps (chunk_plan), so
+// the warp's number fits 32 bits.
 template <typename T>
 static void launch_fast_chunks(const void *x, size_t rows, size_t cols, int k, chunk_cut cut, void *workspace,
-                               int *indices, float *probs)
+                               int *indices, float *probs, cudaStream_t stream)
 {
     if (cut.chunks == 1)
-        return launch_fast_row<T>(x, rows, cols, k, indices, probs, 0, false, NULL);
+        return launch_fast_row<T>(x, rows, cols, k, indices, probs, stream, false, NULL);
     chunk_workspace ws;
     chunk_workspace_plan(workspace, rows, cut.chunks, k, &ws);
     if (k > GUESS_ABOVE_K)
-        launch_fast_chunks_kernel<T, true>(x, rows, cols, k, cut, ws, indices, probs);
+        launch_fast_chunks_kernel<T, true>(x, rows, cols, k, cut, ws, indices, probs, stream);
     else
-        launch_fast_chunks_kernel<T, false>(x, rows, cols, k, cut, ws, indices, probs);
+        launch_fast_chunks_kernel<T, false>(x, rows, cols, k, cut, ws, indices, probs, stream);
 }
 
 #endif

@@ -7,8 +7,8 @@
 //     few logits), and an insertion that costs K selects a hit: here the 32 lanes share one
 //     threshold, the K-th best the warp has seen, and one candidate buffer in shared memory
 //     (candidates.cuh), so once the threshold has risen a chunk costs one compare of its largest
-//     logit and one vote (offer.cuh), beside the one FMA and one ex2 a logit of the statistic
-//     (fast_exp.cuh);
+//     logit and one vote (ballot_append.cuh), beside the one FMA and one ex2 a logit of the
+//     statistic (fast_exp.cuh);
 //   - K in registers, so small and fixed at compile time: here K is a runtime number up to
 //     FAST_MAX_K, and the buffer is sized for it at launch.
 // It keeps fused's warp per row: one threshold serves the whole row, where a row split among
@@ -16,7 +16,7 @@
 //
 // Each block has FAST_WARPS warps, each with its own row and its own part of the block's dynamic
 // shared memory (warp_capacity keys). No block-wide barrier: a warp past the last row leaves.
-// Assumes: rows x cols logits, row-major; any row length; K <= FAST_MAX_K and K <= cols.
+// Assumes: rows x cols logits, row-major; cols <= FAST_ROW_MAX_COLS; K <= FAST_MAX_K, K <= cols.
 // Read next: chunk_merge.cuh and fast_chunks.cuh, for a batch too small to fill the GPU this way.
 #ifndef FAST_FAST_ROW_CUH
 #define FAST_FAST_ROW_CUH
@@ -25,6 +25,7 @@
 #include "dependent_launch.cuh"
 #include "fast.h"
 #include "draw.cuh"
+#include "per_device.cuh"
 #include "warp_row.cuh"
 
 #define FAST_WARPS 4 // warps in a block, each with its own row
@@ -43,7 +44,7 @@
 template <typename T, bool Guess, bool Selects, bool Draw>
 static __global__ void __launch_bounds__(FAST_THREADS, 8)
     fast_row_kernel(const T *__restrict__ x, size_t rows, size_t cols, int k, int *__restrict__ indices,
-                    float *__restrict__ probs, const sample_request draw)
+                    float *__restrict__ probs, const draw_request draw)
 {
     extern __shared__ rank_key buffers[]; // FAST_WARPS x capacity
     const int warp = threadIdx.x / WARP_SIZE;
@@ -66,15 +67,15 @@ static __global__ void __launch_bounds__(FAST_THREADS, 8)
 
 template <typename T, bool Guess, bool Selects, bool Draw>
 static void launch_fast_row_kernel(const void *x, size_t rows, size_t cols, int k, int *indices, float *probs,
-                                   cudaStream_t stream, bool dependent, const sample_request &draw)
+                                   cudaStream_t stream, bool dependent, const draw_request &draw)
 {
-    static bool shared_memory_raised;
-    const int per_lane = logits16<T>::count;
-    if (!shared_memory_raised) { // room for the largest K
+    static bool shared_memory_raised[FAST_MAX_DEVICES];
+    const int per_lane = logits16<T>::count, device = fast_device();
+    if (!shared_memory_raised[device]) { // room for the largest K
         const int most = FAST_WARPS * warp_capacity(FAST_MAX_K, per_lane, Selects) * (int)sizeof(rank_key);
         CUDA_CHECK(cudaFuncSetAttribute(fast_row_kernel<T, Guess, Selects, Draw>,
                                         cudaFuncAttributeMaxDynamicSharedMemorySize, most));
-        shared_memory_raised = true;
+        shared_memory_raised[device] = true;
     }
     cudaLaunchConfig_t config = {};
     config.gridDim = dim3((unsigned)((rows + FAST_WARPS - 1) / FAST_WARPS)), config.blockDim = dim3(FAST_THREADS);
@@ -91,7 +92,7 @@ static void launch_fast_row_kernel(const void *x, size_t rows, size_t cols, int 
 // past SELECT_ABOVE_K.
 template <typename T, bool Draw>
 static void launch_fast_row_for_k(const void *x, size_t rows, size_t cols, int k, int *indices, float *probs,
-                                  cudaStream_t stream, bool dependent, const sample_request &draw)
+                                  cudaStream_t stream, bool dependent, const draw_request &draw)
 {
     if (warp_selects(k))
         launch_fast_row_kernel<T, true, true, Draw>(x, rows, cols, k, indices, probs, stream, dependent, draw);
@@ -105,9 +106,9 @@ static void launch_fast_row_for_k(const void *x, size_t rows, size_t cols, int k
 // top-K alone.
 template <typename T>
 static void launch_fast_row(const void *x, size_t rows, size_t cols, int k, int *indices, float *probs,
-                            cudaStream_t stream, bool dependent, const sample_request *draw)
+                            cudaStream_t stream, bool dependent, const draw_request *draw)
 {
-    const sample_request none = {};
+    const draw_request none = {};
     if (draw)
         launch_fast_row_for_k<T, true>(x, rows, cols, k, indices, probs, stream, dependent, *draw);
     else

@@ -11,7 +11,8 @@
 //   2. Past a cluster barrier, every block reads all the groups' maxima from the blocks that hold
 //      them and finds their K-th largest to 24 bits (cluster_kth.cuh). The groups are distinct
 //      logits, so at least K logits reach it: it is a lower bound of the row's K-th largest, and a
-//      tight one, since there are at least 4K groups and few logits outside the top K reach it.
+//      tight one, since there are at least 4K groups (2K in a cluster of 8, past K = 512) and few
+//      logits outside the top K reach it.
 //   3. Each thread compares its logits (still in registers) with the bound and appends those at or
 //      above it to the list in the first block's shared memory (an atomic add on its count, across
 //      the cluster).
@@ -22,8 +23,8 @@
 // If the candidates overflow the list (a row full of ties), its first warp scans the whole row as
 // fast_row does (warp_rank_row_again): slower, and still exact.
 // Assumes: an sm_90 GPU (built for an older one, the kernel is empty and fast_split_available()
-// says no); K <= FAST_MAX_K; rows x 16 blocks within gridDim.x.
-// Read next: draw.cuh, a token drawn from the winners (--sample).
+// says no); K <= FAST_MAX_K; rows x 16 blocks within gridDim.x; cols <= INT32_MAX - SPLIT_THREADS.
+// Read next: draw.cuh, a token drawn from the winners.
 #ifndef FAST_FAST_SPLIT_CUH
 #define FAST_FAST_SPLIT_CUH
 
@@ -33,8 +34,9 @@
 #include "cluster_kth.cuh"
 #include "dependent_launch.cuh"
 #include "draw.cuh"
-#include "../../common/dtype.h"
+#include "../host/dtype.h"
 #include "fast.h"
+#include "per_device.cuh"
 #include "warp_row.cuh"
 
 #define SPLIT_UNROLL 16      // 16-byte loads in flight per thread: a 262144-float row at once
@@ -113,7 +115,7 @@ __device__ __forceinline__ online_stat cluster_statistic(const online_stat *bloc
 template <typename T, bool Draw>
 static __global__ void __launch_bounds__(SPLIT_THREADS, 1)
     fast_split_kernel(const T *__restrict__ x, size_t cols, int k, int group_lanes, unsigned capacity,
-                      int *__restrict__ indices, float *__restrict__ probs, const sample_request draw)
+                      int *__restrict__ indices, float *__restrict__ probs, const draw_request draw)
 {
 #if __CUDA_ARCH__ >= 900
     typedef logits16<T> vec;
@@ -308,24 +310,25 @@ static cudaLaunchConfig_t split_config(size_t rows, int blocks, int k, cudaLaunc
 template <typename T>
 static bool split_available(void)
 {
-    static int available = -1;
-    if (available < 0) {
-        int device, clusters;
+    static int available[FAST_MAX_DEVICES]; // 0: not asked, 1: no, 2: yes
+    const int device = fast_device();
+    if (!available[device]) {
+        int clusters;
         cudaFuncAttributes built;
-        CUDA_CHECK(cudaGetDevice(&device));
         CUDA_CHECK(cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, device));
         CUDA_CHECK(cudaFuncGetAttributes(&built, fast_split_kernel<T, false>)); // both are built alike
-        available = clusters && built.binaryVersion >= 90;
+        available[device] = clusters && built.binaryVersion >= 90 ? 2 : 1;
     }
-    return available;
+    return available[device] == 2;
 }
 
 // 16 blocks a cluster where the GPU allows it (H100 and H200 do, as a size beyond the portable 8).
 template <typename T, bool Draw>
 static int split_blocks(void)
 {
-    static int blocks;
-    if (!blocks) {
+    static int blocks[FAST_MAX_DEVICES]; // 0: not asked
+    const int device = fast_device();
+    if (!blocks[device]) {
         CUDA_CHECK(cudaFuncSetAttribute(fast_split_kernel<T, Draw>, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
         CUDA_CHECK(cudaFuncSetAttribute(fast_split_kernel<T, Draw>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         (int)split_shared_bytes(FAST_MAX_K)));
@@ -333,15 +336,15 @@ static int split_blocks(void)
         const cudaLaunchConfig_t config = split_config(1, SPLIT_MAX_BLOCKS, FAST_MAX_K, &cluster);
         int fit = 0;
         CUDA_CHECK(cudaOccupancyMaxActiveClusters(&fit, fast_split_kernel<T, Draw>, &config));
-        blocks = fit > 0 ? SPLIT_MAX_BLOCKS : SPLIT_MAX_BLOCKS / 2;
+        blocks[device] = fit > 0 ? SPLIT_MAX_BLOCKS : SPLIT_MAX_BLOCKS / 2;
     }
-    return blocks;
+    return blocks[device];
 }
 
 // A cluster of blocks per row, on `stream`; `dependent`: a programmatic dependent launch.
 template <typename T, bool Draw>
 static void launch_fast_split_kernel(const void *x, size_t rows, size_t cols, int k, int *indices, float *probs,
-                                     cudaStream_t stream, bool dependent, const sample_request &draw)
+                                     cudaStream_t stream, bool dependent, const draw_request &draw)
 {
     const int blocks = split_blocks<T, Draw>();
     cudaLaunchAttribute attributes[2];
@@ -356,9 +359,9 @@ static void launch_fast_split_kernel(const void *x, size_t rows, size_t cols, in
 // draw: NULL for the top-K alone.
 template <typename T>
 static void launch_fast_split(const void *x, size_t rows, size_t cols, int k, int *indices, float *probs,
-                              cudaStream_t stream, bool dependent, const sample_request *draw)
+                              cudaStream_t stream, bool dependent, const draw_request *draw)
 {
-    const sample_request none = {};
+    const draw_request none = {};
     if (draw)
         launch_fast_split_kernel<T, true>(x, rows, cols, k, indices, probs, stream, dependent, *draw);
     else

@@ -9,7 +9,7 @@
 // their OR disagree): a digit that all the keys share is the K-th's too, and takes no step. For
 // each other digit:
 //   1. a histogram of the digit, over the keys that agree with the digits found so far
-//      (warp_count_digit, warp_count.cuh);
+//      (warp_count_digit, lane_counts.cuh);
 //   2. from the top bin down, the bin where the count reaches `rank` (warp_pick_digit): that is the
 //      K-th key's digit; the keys in the bins above it all rank before it, and `rank` falls by
 //      their number;
@@ -38,15 +38,15 @@
 // Invariants: after warp_select_best, buf[0..K) holds the K best of the keys it was given, buf[K-1]
 // the K-th of them; `hist` is all zeros between selects (the warp's buffer starts so, and each step
 // clears the bins it read).
-// Assumes: rank_key.cuh and warp_count.cuh; distinct keys, more than K of them (the caller tests
+// Assumes: rank_key.cuh and lane_counts.cuh; distinct keys, more than K of them (the caller tests
 // it); all 32 lanes call these together; `hist` is DIGIT_BINS counters of the warp's own shared
 // memory.
-// Read next: offer.cuh, how a chunk of logits is tested against the threshold and appended.
+// Read next: ballot_append.cuh, how a chunk of logits is tested against the threshold and appended.
 #ifndef FAST_SELECT_CUH
 #define FAST_SELECT_CUH
 
 #include "rank_key.cuh"
-#include "warp_count.cuh"
+#include "lane_counts.cuh"
 
 // Counts, into hist (DIGIT_BINS counters), digit `shift` of the keys of buf[0..n) that agree with
 // `prefix` where `mask` is set.

@@ -3,16 +3,17 @@
 // What it does: a warp reads its row once, in index order (a scalar head, the body a chunk of
 // FAST_UNROLL 16-byte vectors a lane at a time, a scalar tail), folds every logit into the online
 // statistic (fast_exp.cuh), and offers the chunks whose largest logit is above the threshold
-// (offer.cuh), starting from the sampled threshold (sample.cuh). At the end the kept list holds the
-// row's best K, sorted, and write_topk turns them into the answer with the row's (m, d).
-// Assumes: the row has fewer than 2^31 logits; all 32 lanes of the warp take part.
+// (ballot_append.cuh), starting from the sampled threshold (first_threshold.cuh). At the end the
+// kept list holds the row's best K, sorted, and write_topk turns them into the answer with the
+// row's (m, d).
+// Assumes: the row has fewer than 2^31 - 256 logits; all 32 lanes of the warp take part.
 // Read next: fast_row.cuh, the kernel that gives each row a warp.
 #ifndef FAST_WARP_ROW_CUH
 #define FAST_WARP_ROW_CUH
 
 #include "fast_exp.cuh"
-#include "offer.cuh"
-#include "sample.cuh"
+#include "ballot_append.cuh"
+#include "first_threshold.cuh"
 
 // 16-byte loads in flight per lane, all issued before the first is used. They share one rescale
 // test and one vote: 16 float32 or 32 16-bit logits a lane.
@@ -32,8 +33,8 @@ __device__ __forceinline__ void warp_step(warp_candidates<Selects> &w, online_st
 // to evict the lines first. The body goes a chunk at a time, FAST_UNROLL vectors a lane, all
 // loaded before any is used; a chunk of whole vectors needs no bounds test, and costs one rescale
 // test and one vote. What is left of the body goes a vector a lane.
-// Within a chunk the vectors are offered a group at a time (offer.cuh), each group against one
-// threshold, and vector u + 1 of every lane comes after vector u of every lane in the row: the
+// Within a chunk the vectors are offered a group at a time (ballot_append.cuh), each group against
+// one threshold, and vector u + 1 of every lane comes after vector u of every lane in the row: the
 // warp still offers the row in index order.
 // The first threshold comes from a sample of the row (warp_sample_threshold); with `guess`, the
 // caller must check that K logits reached it.

@@ -95,7 +95,7 @@ static __global__ void argmax_warp_kernel(const T *__restrict__ x, size_t rows, 
         s = argmax_combine(s, other);
     }
     // The winner's logit is m: exp(m - m) / d = 1 / d. (A row of nothing but -inf has d = 0 and no
-    // softmax; common/topk.h.)
+    // softmax; ../host/topk_reference.h.)
     if (lane == 0) {
         indices[row] = s.at;
         probs[row] = 1.0f / s.s.d;

@@ -4,7 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../common/sample.h"
+#include "../../06_fused_topk/host/draw_reference.h"
+#include "../../06_fused_topk/host/topk_flags.h"
 
 bool one_printable_line(const char *s)
 {
@@ -65,7 +66,7 @@ static char **split_args(const uint8_t *data, size_t n, int *argc)
     return argv;
 }
 
-static const char *cli_broken(cli_status st, const cli_options *o, const char *err)
+static const char *cli_broken(cli_status st, const cli_options *o, const topk_options *t, const char *err)
 {
     if (st == CLI_HELP)
         return NULL;
@@ -86,22 +87,22 @@ static const char *cli_broken(cli_status st, const cli_options *o, const char *e
         return "--n/--sizes and --rows/--cols together";
     if (!isfinite(o->input.lo) || !isfinite(o->input.hi) || !(o->input.lo < o->input.hi))
         return "the range is not finite LO < HI";
-    if (!o->input_path && input_largest_magnitude(o->input) > dtype_largest(o->dtype))
+    if (!t->input_path && input_largest_magnitude(o->input) > dtype_largest(t->dtype))
         return "the range and distribution would draw numbers past the dtype's largest";
     if (o->input.dist != DIST_UNIFORM && o->input.dist != DIST_NORMAL && o->input.dist != DIST_OUTLIERS)
         return "an unknown distribution";
     if (o->iters < 1 || o->warmup < 0)
         return "iters below 1 or warmup below 0";
-    if (o->k < 0)
+    if (t->k < 0)
         return "k is negative (0 is not given)";
-    if (o->dtype != DTYPE_F32 && o->dtype != DTYPE_BF16 && o->dtype != DTYPE_F16)
+    if (t->dtype != DTYPE_F32 && t->dtype != DTYPE_BF16 && t->dtype != DTYPE_F16)
         return "an unknown dtype";
-    if ((o->csv_path && !*o->csv_path) || (o->input_path && !*o->input_path) ||
-        (o->output_prefix && !*o->output_prefix))
+    if ((o->csv_path && !*o->csv_path) || (t->input_path && !*t->input_path) ||
+        (t->output_prefix && !*t->output_prefix))
         return "an empty file name";
-    if (o->k && o->k_path)
+    if (t->k && t->k_path)
         return "--k both a number and a file";
-    if (!sample_temperature_ok(o->temperature) || !sample_top_p_ok(o->top_p) || !sample_min_p_ok(o->min_p))
+    if (!draw_temperature_ok(t->temperature) || !draw_top_p_ok(t->top_p) || !draw_min_p_ok(t->min_p))
         return "a sampling parameter outside its range";
     return NULL;
 }
@@ -111,10 +112,17 @@ const char *cli_run(const uint8_t *data, size_t n, cli_status *st, char *err, si
     int argc;
     char **argv = split_args(data, n, &argc);
     cli_options o;
+    topk_options t;
     cli_defaults(&o);
+    topk_options_defaults(&t);
     *err = '\0';
-    *st = cli_parse(argc, argv, &o, err, err_len);
-    const char *broken = cli_broken(*st, &o, err);
+    const cli_table tables[] = {{cli_size_flags, &o}, {cli_shape_flags, &o}, {cli_shared_flags, &o},
+                                {topk_flags, &t}};
+    *st = cli_parse(argc, argv, tables, 4, err, err_len);
+    if (*st == CLI_OK && cli_check(&o, dtype_largest(t.dtype), t.input_path ? NULL : dtype_name(t.dtype), err,
+                                   err_len))
+        *st = CLI_ERROR;
+    const char *broken = cli_broken(*st, &o, &t, err);
     free(argv);
     return broken;
 }

@@ -4,7 +4,7 @@
 #include <cudnn.h>
 #include <stdint.h>
 
-#include "check.h"
+#include "../common/check.h"
 
 #define CUDNN_CHECK(call) cudnn_check((call), #call, __FILE__, __LINE__)
 

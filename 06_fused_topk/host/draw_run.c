@@ -1,10 +1,10 @@
-#include "sample_run.h"
+#include "draw_run.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../common/check.h"
+#include "../../common/check.h"
 
 /* A device copy of n 4-byte values, or NULL for none. */
 static void *to_device(const void *host, size_t n)
@@ -17,9 +17,9 @@ static void *to_device(const void *host, size_t n)
     return device;
 }
 
-sample_run sample_run_create(const topk_case *c, int k, sample_params host, bool split)
+draw_run draw_run_create(const topk_case *c, int k, draw_params host, bool split)
 {
-    sample_run s = {.split = split, .host = host, .device.params = host};
+    draw_run s = {.split = split, .host = host, .device.params = host};
     s.device.params.temperatures = to_device(host.temperatures, c->rows);
     s.device.params.top_ps = to_device(host.top_ps, c->rows);
     s.device.params.ks = to_device(host.ks, c->rows);
@@ -30,11 +30,11 @@ sample_run sample_run_create(const topk_case *c, int k, sample_params host, bool
     s.tokens = xmalloc(c->rows * sizeof(int), "the drawn tokens");
     s.token_probs = xmalloc(c->rows * sizeof(float), "the drawn tokens' probabilities");
     s.token_logprobs = xmalloc(c->rows * sizeof(float), "the drawn tokens' log-probabilities");
-    reference_sample(c->x_host, c->rows, c->cols, c->ref_idx, c->ref_k, k, &host, s.ref);
+    reference_draw(c->x_host, c->rows, c->cols, c->ref_idx, c->ref_k, k, &host, s.ref);
     return s;
 }
 
-void sample_run_destroy(sample_run *s)
+void draw_run_destroy(draw_run *s)
 {
     CUDA_CHECK(cudaFree((void *)s->device.params.temperatures));
     CUDA_CHECK(cudaFree((void *)s->device.params.top_ps));
@@ -48,12 +48,12 @@ void sample_run_destroy(sample_run *s)
     free(s->token_logprobs);
 }
 
-static void run_draw(sample_run *s, topk_case *c, int k)
+static void run_draw(draw_run *s, topk_case *c, int k)
 {
-    fast_topk_sample(s->split, c->x, c->dtype, c->rows, c->cols, k, c->idx, c->prob, &s->device);
+    fast_topk_draw(s->split, c->x, c->dtype, c->rows, c->cols, k, c->idx, c->prob, &s->device, 0);
 }
 
-sample_check sample_run_check(sample_run *s, topk_case *c, int k, topk_check *topk)
+draw_check draw_run_check(draw_run *s, topk_case *c, int k, topk_check *topk)
 {
     topk_case_poison(c, k);
     gpu_poison(s->device.tokens, c->rows * sizeof(int));
@@ -65,29 +65,29 @@ sample_check sample_run_check(sample_run *s, topk_case *c, int k, topk_check *to
     CUDA_CHECK(cudaMemcpy(s->token_probs, s->device.token_probs, c->rows * sizeof(float), cudaMemcpyDeviceToHost));
     CUDA_CHECK(cudaMemcpy(s->token_logprobs, s->device.token_logprobs, c->rows * sizeof(float),
                           cudaMemcpyDeviceToHost));
-    return verify_sample(s->tokens, s->token_probs, s->token_logprobs, s->ref, c->ref_idx, c->ref_k, c->rows);
+    return verify_draw(s->tokens, s->token_probs, s->token_logprobs, s->ref, c->ref_idx, c->ref_k, c->rows);
 }
 
 typedef struct {
-    sample_run *s;
+    draw_run *s;
     topk_case *c;
     int k;
-} sample_job;
+} draw_job;
 
 static void run_job(void *ctx)
 {
-    const sample_job *job = ctx;
+    const draw_job *job = ctx;
     run_draw(job->s, job->c, job->k);
 }
 
 /* The larger error, NaN if either is (a non-finite output). */
 static double worse(double a, double b) { return isnan(a) || isnan(b) ? NAN : fmax(a, b); }
 
-bool sample_bench(const bench_settings *b, topk_case *c, int k, sample_run *s, const char *name,
-                  const char *experiment)
+bool draw_bench(const bench_settings *b, topk_case *c, int k, draw_run *s, const char *name,
+                const char *experiment)
 {
     topk_check topk;
-    const sample_check drawn = sample_run_check(s, c, k, &topk);
+    const draw_check drawn = draw_run_check(s, c, k, &topk);
     /* The table's and the CSV's columns are the top-K's: its index errors count the wrong tokens
      * too, its error is the worse of the two, and it passes when both do. */
     topk_row row = {.experiment = experiment, .c = c, .k = k, .launches = 1,
@@ -100,14 +100,14 @@ bool sample_bench(const bench_settings *b, topk_case *c, int k, sample_run *s, c
     row.check.max_abs_err = worse(row.check.max_abs_err, drawn.max_abs_err);
     row.check.max_rel_err = worse(row.check.max_rel_err, drawn.max_rel_err);
     row.check.pass = topk.pass && drawn.pass;
-    sample_job job = {s, c, k};
+    draw_job job = {s, c, k};
     measurement baseline = {0};
     bench_time(b, run_job, &job, (double)c->rows * (double)c->cols * (double)dtype_size(c->dtype), &baseline,
                &row.measured);
     topk_timing_row(&row, b->relative);
     if (drawn.near_boundary)
         printf("  (%zu of %zu rows drew a neighbour of the reference's token, within %.0e of a boundary)\n",
-               drawn.near_boundary, c->rows, SAMPLE_MARGIN);
+               drawn.near_boundary, c->rows, DRAW_MARGIN);
     if (b->csv)
         topk_csv_row(b->csv, &row);
     return row.check.pass;

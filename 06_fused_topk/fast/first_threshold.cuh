@@ -1,4 +1,4 @@
-// fast/sample.cuh — the warp's first threshold, from a sample spread over the row.
+// fast/first_threshold.cuh — the warp's first threshold, from a sample spread over the row.
 //
 // What it does: before the warp has merged anything its threshold is NaN, and every logit would be
 // a candidate. Instead the warp first loads a sample (8 vectors a lane from the middles of 8 equal
@@ -10,8 +10,8 @@
 // Assumes: candidates.cuh (the threshold lives in warp_candidates), logits16.cuh, and the sample's
 // layout constants of fast.h (the tests build rows that fool the guess from them).
 // Read next: warp_row.cuh, a warp's whole pass over one row.
-#ifndef FAST_SAMPLE_CUH
-#define FAST_SAMPLE_CUH
+#ifndef FAST_FIRST_THRESHOLD_CUH
+#define FAST_FIRST_THRESHOLD_CUH
 
 #include "candidates.cuh"
 #include "fast.h"

@@ -15,7 +15,7 @@
  * message naming the text it could not read and where it stands in the file. */
 #define _POSIX_C_SOURCE 200809L
 #include "npy.h"
-#include "cli.h"
+#include "../../common/cli.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -29,7 +29,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "check.h"
+#include "../../common/check.h"
 
 static const char magic[6] = {'\x93', 'N', 'U', 'M', 'P', 'Y'};
 
@@ -275,9 +275,17 @@ static int parse_dict(dict_parser *p)
     return 0;
 }
 
-/* The values of a vector, judged: the one element type asked for (4 bytes), one dimension. */
-static int check_vector(const dict_parser *p, const char *descr, npy_logits *out, size_t *data_bytes)
+/* What a vector must be: its element type ('<f4' or '<i4') and its length, one value a row. */
+typedef struct {
+    const char *descr;
+    size_t n;
+} vector_spec;
+
+/* The values of a vector, judged: the one element type asked for (4 bytes), one dimension, the
+ * length asked for (judged here, so that a header claiming gigabytes is refused before they are read). */
+static int check_vector(const dict_parser *p, const vector_spec *vector, npy_logits *out, size_t *data_bytes)
 {
+    const char *descr = vector->descr;
     if (!(strlen(descr) == p->descr_len && memcmp(descr, p->descr, p->descr_len) == 0))
         return refuse(p, "its element type '%s' is not '%s' (%s)", quote_bytes(p->descr, p->descr_len, QUOTE_BYTES).text,
                       descr, strcmp(descr, "<i4") == 0 ? "int32" : "float32");
@@ -285,6 +293,8 @@ static int check_vector(const dict_parser *p, const char *descr, npy_logits *out
         return refuse(p, "its shape has %d dimension(s); expected one value a row, [R]", p->ndim);
     if (p->shape[0] == 0)
         return refuse(p, "it is empty: expected one value a row");
+    if (p->shape[0] != vector->n)
+        return refuse(p, "it has %zu values and the logits %zu rows: give one a row", p->shape[0], vector->n);
     out->ndim = 1;
     out->rows = 1;
     out->cols = out->shape[0] = p->shape[0];
@@ -295,10 +305,10 @@ static int check_vector(const dict_parser *p, const char *descr, npy_logits *out
 
 /* The values, judged: the logits' type, their order and their shape, which must fit the kernels
  * (a row's index is an int, and cli_shape_fits) and whose byte count must fit a size_t. */
-static int check_values(const dict_parser *p, const char *vector_descr, npy_logits *out, size_t *data_bytes)
+static int check_values(const dict_parser *p, const vector_spec *vector, npy_logits *out, size_t *data_bytes)
 {
-    if (vector_descr)
-        return check_vector(p, vector_descr, out, data_bytes);
+    if (vector)
+        return check_vector(p, vector, out, data_bytes);
     static const struct {
         const char *descr;
         logit_dtype dtype;
@@ -340,7 +350,7 @@ static int check_values(const dict_parser *p, const char *vector_descr, npy_logi
 
 /* Reads the preamble and the header from the first n bytes of a file: out gets everything but
  * the data, *data_offset where the data starts and *data_bytes how long the shape says it is. */
-static int parse_head(const unsigned char *file, size_t n, const char *vector_descr, npy_logits *out,
+static int parse_head(const unsigned char *file, size_t n, const vector_spec *vector, npy_logits *out,
                       size_t *data_offset, size_t *data_bytes, char *err, size_t err_len)
 {
     if (n < sizeof magic || memcmp(file, magic, sizeof magic) != 0)
@@ -370,26 +380,28 @@ static int parse_head(const unsigned char *file, size_t n, const char *vector_de
     if (rc)
         return rc;
     *data_offset = start + header_len;
-    return check_values(&p, vector_descr, out, data_bytes);
+    return check_values(&p, vector, out, data_bytes);
 }
 
-/* The header from `head` (the file's first head_n bytes), the file's length against it, and room
- * for the data in out->data (none where !allocate). */
-static int prepare(const unsigned char *head, size_t head_n, size_t file_size, const char *vector_descr,
-                   bool allocate, npy_logits *out, size_t *data_offset, size_t *data_bytes, char *err,
-                   size_t err_len)
+/* The header from `head` (the file's first head_n bytes), and the file's length against it. */
+static int prepare(const unsigned char *head, size_t head_n, size_t file_size, const vector_spec *vector,
+                   npy_logits *out, size_t *data_offset, size_t *data_bytes, char *err, size_t err_len)
 {
-    const int rc = parse_head(head, head_n, vector_descr, out, data_offset, data_bytes, err, err_len);
+    const int rc = parse_head(head, head_n, vector, out, data_offset, data_bytes, err, err_len);
     if (rc)
         return rc;
     if (file_size - *data_offset != *data_bytes)
         return report(NPY_BAD_FILE, err, err_len, "its shape needs %zu bytes of data, the file has %zu", *data_bytes,
                       file_size - *data_offset);
-    if (!allocate)
-        return 0;
-    out->data = malloc(*data_bytes);
+    return 0;
+}
+
+/* Room in out->data for the data_bytes of data its header promises. */
+static int allocate(npy_logits *out, size_t data_bytes, char *err, size_t err_len)
+{
+    out->data = malloc(data_bytes);
     if (!out->data)
-        return report(NPY_HOST_FAILED, err, err_len, "out of host memory for its %zu bytes of data", *data_bytes);
+        return report(NPY_HOST_FAILED, err, err_len, "out of host memory for its %zu bytes of data", data_bytes);
     return 0;
 }
 
@@ -397,84 +409,147 @@ int npy_parse_logits(const void *bytes, size_t n, npy_logits *out, char *err, si
 {
     memset(out, 0, sizeof *out);
     size_t offset, data_bytes;
-    const int rc = prepare(bytes, n < NPY_MAX_PREAMBLE + NPY_MAX_HEADER ? n : NPY_MAX_PREAMBLE + NPY_MAX_HEADER, n,
-                           NULL, true, out, &offset, &data_bytes, err, err_len);
+    int rc = prepare(bytes, n < NPY_MAX_PREAMBLE + NPY_MAX_HEADER ? n : NPY_MAX_PREAMBLE + NPY_MAX_HEADER, n, NULL,
+                     out, &offset, &data_bytes, err, err_len);
+    if (rc == 0)
+        rc = allocate(out, data_bytes, err, err_len);
     if (rc == 0)
         memcpy(out->data, (const unsigned char *)bytes + offset, data_bytes);
     return rc;
 }
 
+/* The file is not the one whose length was read: a writer truncated, extended or rewrote it. The
+ * user's to fix (stop the writer, or read a copy), not the machine's fault. */
+static int changed(char *err, size_t err_len)
+{
+    return report(NPY_BAD_FILE, err, err_len, "the file changed while it was being read");
+}
+
+/* A read that returned less than asked: the machine's error, or the end of a file before the length
+ * its fstat gave. */
 static int read_failed(FILE *f, char *err, size_t err_len)
 {
     if (ferror(f))
         return report(NPY_HOST_FAILED, err, err_len, "reading it failed: %s", strerror(errno));
-    return report(NPY_HOST_FAILED, err, err_len, "it got shorter while it was being read");
+    return changed(err, err_len);
 }
 
-static int read_open_file(FILE *f, const char *vector_descr, bool with_data, npy_logits *out, char *err,
-                          size_t err_len)
+/* The file's length and the time of its last write, in *size and *mtime_ns: what a writer moves. */
+static int look(FILE *f, struct stat *st, long long *size, long long *mtime_ns, char *err, size_t err_len)
+{
+    if (fstat(fileno(f), st) != 0)
+        return report(NPY_HOST_FAILED, err, err_len, "its size cannot be read: %s", strerror(errno));
+    *size = (long long)st->st_size;
+    *mtime_ns = (long long)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+    return 0;
+}
+
+/* The header of the open file->stream, judged; where its data starts and how long it is in *file. */
+static int read_head(npy_file *file, const vector_spec *vector, npy_logits *out, char *err, size_t err_len)
 {
     struct stat st;
-    if (fstat(fileno(f), &st) != 0)
-        return report(NPY_HOST_FAILED, err, err_len, "its size cannot be read: %s", strerror(errno));
+    int rc = look(file->stream, &st, &file->size, &file->mtime_ns, err, err_len);
+    if (rc)
+        return rc;
     if (!S_ISREG(st.st_mode))
         return report(NPY_BAD_FILE, err, err_len, "it is not a regular file (a directory or a pipe?)");
     const size_t size = (size_t)st.st_size;
     unsigned char head[NPY_MAX_PREAMBLE + NPY_MAX_HEADER];
     const size_t head_n = size < sizeof head ? size : sizeof head;
-    if (fread(head, 1, head_n, f) != head_n)
-        return read_failed(f, err, err_len);
-    size_t offset, data_bytes;
-    const int rc = prepare(head, head_n, size, vector_descr, with_data, out, &offset, &data_bytes, err, err_len);
-    if (rc || !with_data)
-        return rc;
-    if (fseek(f, (long)offset, SEEK_SET) != 0 || fread(out->data, 1, data_bytes, f) != data_bytes)
-        return read_failed(f, err, err_len);
-    return 0;
+    if (fread(head, 1, head_n, file->stream) != head_n)
+        return read_failed(file->stream, err, err_len);
+    return prepare(head, head_n, size, vector, out, &file->data_offset, &file->data_bytes, err, err_len);
 }
 
-/* A file of logits (vector_descr NULL) or a vector of that element type, read whole, or (!with_data)
- * its header alone. */
-static int read_path(const char *path, const char *vector_descr, bool with_data, npy_logits *out, char *err,
+/* npy_open_logits for logits (vector NULL) or for a vector of that type and length. */
+static int open_file(const char *path, const vector_spec *vector, npy_file *file, npy_logits *out, char *err,
                      size_t err_len)
 {
     memset(out, 0, sizeof *out);
-    /* O_NONBLOCK: a pipe opens at once, to be refused by read_open_file, where a plain open would
-     * wait for a writer; it changes nothing in how a regular file is read. */
+    *file = (npy_file){NULL};
+    /* O_NONBLOCK: a pipe opens at once, to be refused by read_head, where a plain open would wait
+     * for a writer; it changes nothing in how a regular file is read. */
     const int fd = open(path, O_RDONLY | O_NONBLOCK);
     if (fd < 0) {
         const int e = errno;
         return report(errno_is_machines_fault(e) ? NPY_HOST_FAILED : NPY_BAD_FILE, err, err_len, "cannot read it: %s",
                       strerror(e));
     }
-    FILE *f = fdopen(fd, "rb");
-    if (!f) {
+    file->stream = fdopen(fd, "rb");
+    if (!file->stream) {
         const int e = errno;
         close(fd);
         return report(NPY_HOST_FAILED, err, err_len, "cannot read it: %s", strerror(e));
     }
-    const int rc = read_open_file(f, vector_descr, with_data, out, err, err_len);
-    fclose(f);
+    const int rc = read_head(file, vector, out, err, err_len);
+    if (rc)
+        npy_close(file);
+    return rc;
+}
+
+int npy_open_logits(const char *path, npy_file *file, npy_logits *out, char *err, size_t err_len)
+{
+    return open_file(path, NULL, file, out, err, err_len);
+}
+
+/* npy_read_data, but for freeing out->data on failure. */
+static int read_data(npy_file *file, npy_logits *out, char *err, size_t err_len)
+{
+    int rc = allocate(out, file->data_bytes, err, err_len);
+    if (rc)
+        return rc;
+    if (fseek(file->stream, (long)file->data_offset, SEEK_SET) != 0)
+        return report(NPY_HOST_FAILED, err, err_len, "reading it failed: %s", strerror(errno));
+    if (fread(out->data, 1, file->data_bytes, file->stream) != file->data_bytes)
+        return read_failed(file->stream, err, err_len);
+    /* Read to its length: a file since extended or rewritten in place is told by its length and
+     * its time of last write, which fstat gives again. */
+    struct stat st;
+    npy_file now = *file;
+    rc = look(file->stream, &st, &now.size, &now.mtime_ns, err, err_len);
+    if (rc)
+        return rc;
+    return now.size != file->size || now.mtime_ns != file->mtime_ns ? changed(err, err_len) : 0;
+}
+
+int npy_read_data(npy_file *file, npy_logits *out, char *err, size_t err_len)
+{
+    const int rc = read_data(file, out, err, err_len);
     if (rc)
         npy_logits_free(out);
     return rc;
 }
 
+void npy_close(npy_file *file)
+{
+    if (file->stream)
+        fclose(file->stream);
+    file->stream = NULL;
+}
+
+/* A file of logits (vector NULL) or a vector, read whole. */
+static int read_whole(const char *path, const vector_spec *vector, npy_logits *out, char *err, size_t err_len)
+{
+    npy_file file;
+    int rc = open_file(path, vector, &file, out, err, err_len);
+    if (rc)
+        return rc;
+    rc = npy_read_data(&file, out, err, err_len);
+    npy_close(&file);
+    return rc;
+}
+
 int npy_read_logits(const char *path, npy_logits *out, char *err, size_t err_len)
 {
-    return read_path(path, NULL, true, out, err, err_len);
+    return read_whole(path, NULL, out, err, err_len);
 }
 
-int npy_read_logits_header(const char *path, npy_logits *out, char *err, size_t err_len)
+int npy_read_vector(const char *path, const char *descr, size_t n, npy_vector *out, char *err, size_t err_len)
 {
-    return read_path(path, NULL, false, out, err, err_len);
-}
-
-int npy_read_vector(const char *path, const char *descr, npy_vector *out, char *err, size_t err_len)
-{
+    const vector_spec vector = {descr, n};
     npy_logits whole;
-    const int rc = read_path(path, descr, true, &whole, err, err_len);
-    *out = (npy_vector){.n = rc ? 0 : whole.cols, .data = rc ? NULL : whole.data};
+    const int rc = read_whole(path, &vector, &whole, err, err_len);
+    *out = (npy_vector){.n = rc ? 0 : whole.cols, .data = whole.data};
     return rc;
 }
 

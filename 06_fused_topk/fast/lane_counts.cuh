@@ -1,4 +1,4 @@
-// fast/warp_count.cuh — counting across a warp: a running sum over the lanes, and the two steps of
+// fast/lane_counts.cuh — counting across a warp: a running sum over the lanes, and the two steps of
 // a radix select's round.
 //
 // What it does: two radix selects (select.cuh, a warp's over its candidates; cluster_kth.cuh, a
@@ -17,8 +17,8 @@
 //     and above them, and the first lane whose sum reaches `rank` walks its own 8 again.
 // Assumes: all 32 lanes call these together; `rank` is at least 1 and at most the counts' total.
 // Read next: select.cuh, the warp's radix select.
-#ifndef FAST_WARP_COUNT_CUH
-#define FAST_WARP_COUNT_CUH
+#ifndef FAST_LANE_COUNTS_CUH
+#define FAST_LANE_COUNTS_CUH
 
 #include "../../04_warp/warp_reduce.cuh"
 

@@ -12,8 +12,8 @@
  * sees them.
  * -inf logits (masked) are allowed and rank last, ties to the lower index like any other, with
  * probability 0. */
-#ifndef COMMON_TOPK_H
-#define COMMON_TOPK_H
+#ifndef TOPK_REFERENCE_H
+#define TOPK_REFERENCE_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -2,7 +2,7 @@
  * (06_fused_topk/fast/draw.cuh) is checked against, token by token.
  *
  * The distribution a row's token is drawn from, from its K largest logits x_0 >= x_1 >= ... (ranked
- * as topk.h ranks them: ties to the lower index):
+ * as topk_reference.h ranks them: ties to the lower index):
  *   - temperature T: weights w_i = exp((x_i - x_0) / T), so w_0 = 1 (softmax(x / T) restricted to
  *     the K, before its division by the sum). T = 0 is greedy: the first winner, probability 1.
  *   - top-p P in (0, 1]: keep the smallest prefix of the ranked K whose weight reaches P x their
@@ -14,16 +14,16 @@
  *     cumulative weight exceeds u x the kept total (the last kept one if rounding leaves none).
  * Its probability is w_i / kept total, and its log-probability (x_i - x_0) / T - log(kept total),
  * computed directly, not as the log of a probability that may have underflowed. A row whose logits
- * are all -inf has no softmax (topk.h): its probability and log-probability are NaN, which no
+ * are all -inf has no softmax (topk_reference.h): its probability and log-probability are NaN, which no
  * kernel output can match.
  *
  * The kernel computes the weights and their sums in float32, the reference in double: the two can
  * disagree only where a decision lies within rounding of its boundary (u x total at a cumulative
  * weight, P x total at one, a weight at M). The reference reports how far its row is from the
  * nearest such boundary, relative to the total (`margin`); a different token is accepted only in a
- * row whose margin is below SAMPLE_MARGIN, and such rows are counted. */
-#ifndef COMMON_SAMPLE_H
-#define COMMON_SAMPLE_H
+ * row whose margin is below DRAW_MARGIN, and such rows are counted. */
+#ifndef DRAW_REFERENCE_H
+#define DRAW_REFERENCE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -38,7 +38,7 @@ extern "C" {
  * up to 1024 weights takes 5 additions in the warp's scan and one a tile of 32, some 37 in all:
  * about 2.2e-6 of the total at worst, to which each weight's own roundings (x_i - x_0, / T, exp)
  * add. 1e-5 leaves room above that; the tests check that the rows accepted within it stay few. */
-#define SAMPLE_MARGIN 1e-5
+#define DRAW_MARGIN 1e-5
 
 /* How a row's token is drawn. The per-row arrays (NULL: the scalar for every row) are host memory
  * for the reference and device memory for the kernel. A row's K is at most the run's K. */
@@ -50,7 +50,7 @@ typedef struct {
     const float *temperatures; /* per-row T */
     const float *top_ps;       /* per-row P */
     const int *ks;             /* per-row K, each from 1 to the run's K */
-} sample_params;
+} draw_params;
 
 /* The draw of one row. */
 typedef struct {
@@ -59,25 +59,25 @@ typedef struct {
     double logprob; /* its log-probability */
     double margin;  /* the distance of the nearest decision to its boundary, relative to the total */
     int kept;       /* how many tokens the cuts kept */
-} sample_draw;
+} drawn_token;
 
 /* The values each parameter may take (NaN takes none of them). */
-bool sample_temperature_ok(double t); /* finite, >= 0 */
-bool sample_top_p_ok(double p);       /* (0, 1] */
-bool sample_min_p_ok(double m);       /* [0, 1) */
+bool draw_temperature_ok(double t); /* finite, >= 0 */
+bool draw_top_p_ok(double p);       /* (0, 1] */
+bool draw_min_p_ok(double m);       /* [0, 1) */
 
 /* The draw of row `row` from its top-k logits: logits[ranked[0..k)] ranked best first (reference_topk's
  * order), T, P, M as above. */
-sample_draw reference_sample_row(const float *logits, const int *ranked, int k, float temperature, float top_p,
-                                 float min_p, uint64_t seed, uint64_t row);
+drawn_token reference_draw_row(const float *logits, const int *ranked, int k, float temperature, float top_p,
+                               float min_p, uint64_t seed, uint64_t row);
 
 /* Every row: ranked is rows x ref_k (reference_topk's indices, ref_k >= the run's k); the row's K
  * comes from p->ks or is k. */
-void reference_sample(const float *x, size_t rows, size_t cols, const int *ranked, int ref_k, int k,
-                      const sample_params *p, sample_draw *out);
+void reference_draw(const float *x, size_t rows, size_t cols, const int *ranked, int ref_k, int k,
+                    const draw_params *p, drawn_token *out);
 
 /* A kernel's draws against the reference's. A token must be the reference's, except in a row whose
- * margin is below SAMPLE_MARGIN, where it must be among the reference's first kept + 1 ranked
+ * margin is below DRAW_MARGIN, where it must be among the reference's first kept + 1 ranked
  * tokens (the kept ones and the next; at most ref_k) (counted in near_boundary). Where the token is
  * the reference's, its probability must pass verify_element() and its log-probability be within
  * 1e-4 x max(1, |ref|); NaN never passes. */
@@ -89,10 +89,10 @@ typedef struct {
     double max_abs_err, max_rel_err; /* of the probabilities */
     size_t first_bad_row;
     bool pass;
-} sample_check;
+} draw_check;
 
-sample_check verify_sample(const int *tokens, const float *probs, const float *logprobs, const sample_draw *ref,
-                           const int *ranked, int ref_k, size_t rows);
+draw_check verify_draw(const int *tokens, const float *probs, const float *logprobs, const drawn_token *ref,
+                       const int *ranked, int ref_k, size_t rows);
 
 #ifdef __cplusplus
 }

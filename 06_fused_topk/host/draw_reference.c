@@ -1,14 +1,14 @@
-#include "sample.h"
+#include "draw_reference.h"
 
 #include <math.h>
 #include <stdlib.h>
 
 #include "philox.h"
-#include "verify.h"
+#include "../../common/verify.h"
 
-bool sample_temperature_ok(double t) { return t >= 0.0 && isfinite(t); }
-bool sample_top_p_ok(double p) { return p > 0.0 && p <= 1.0; }
-bool sample_min_p_ok(double m) { return m >= 0.0 && m < 1.0; }
+bool draw_temperature_ok(double t) { return t >= 0.0 && isfinite(t); }
+bool draw_top_p_ok(double p) { return p > 0.0 && p <= 1.0; }
+bool draw_min_p_ok(double m) { return m >= 0.0 && m < 1.0; }
 
 /* The relative distance of `at` to `boundary`, folded into *margin. */
 static void near(double at, double boundary, double total, double *margin)
@@ -18,14 +18,14 @@ static void near(double at, double boundary, double total, double *margin)
         *margin = d;
 }
 
-sample_draw reference_sample_row(const float *logits, const int *ranked, int k, float temperature, float top_p,
-                                 float min_p, uint64_t seed, uint64_t row)
+drawn_token reference_draw_row(const float *logits, const int *ranked, int k, float temperature, float top_p,
+                               float min_p, uint64_t seed, uint64_t row)
 {
     const double x0 = logits[ranked[0]];
     if (temperature == 0.0f)
-        return (sample_draw){.token = ranked[0], .prob = 1.0, .logprob = 0.0, .margin = INFINITY, .kept = 1};
+        return (drawn_token){.token = ranked[0], .prob = 1.0, .logprob = 0.0, .margin = INFINITY, .kept = 1};
     if (!(x0 > -INFINITY)) /* every logit masked: no softmax, so no distribution to draw from */
-        return (sample_draw){.token = ranked[0], .prob = NAN, .logprob = NAN, .margin = INFINITY, .kept = 1};
+        return (drawn_token){.token = ranked[0], .prob = NAN, .logprob = NAN, .margin = INFINITY, .kept = 1};
     const double t = temperature;
     double *cum = malloc((size_t)k * sizeof *cum);
     double total = 0.0, margin = INFINITY;
@@ -57,25 +57,25 @@ sample_draw reference_sample_row(const float *logits, const int *ranked, int k, 
     for (int i = 0; i < kept; i++)
         near(cum[i], target, kept_total, &margin);
     const double scaled = (logits[ranked[drawn]] - x0) / t;
-    const sample_draw d = {.token = ranked[drawn], .prob = exp(scaled) / kept_total,
+    const drawn_token d = {.token = ranked[drawn], .prob = exp(scaled) / kept_total,
                            .logprob = scaled - log(kept_total), .margin = margin, .kept = kept};
     free(cum);
     return d;
 }
 
-void reference_sample(const float *x, size_t rows, size_t cols, const int *ranked, int ref_k, int k,
-                      const sample_params *p, sample_draw *out)
+void reference_draw(const float *x, size_t rows, size_t cols, const int *ranked, int ref_k, int k,
+                    const draw_params *p, drawn_token *out)
 {
     for (size_t r = 0; r < rows; r++)
-        out[r] = reference_sample_row(x + r * cols, ranked + r * (size_t)ref_k, p->ks ? p->ks[r] : k,
-                                      p->temperatures ? p->temperatures[r] : p->temperature,
-                                      p->top_ps ? p->top_ps[r] : p->top_p, p->min_p, p->seed, r);
+        out[r] = reference_draw_row(x + r * cols, ranked + r * (size_t)ref_k, p->ks ? p->ks[r] : k,
+                                    p->temperatures ? p->temperatures[r] : p->temperature,
+                                    p->top_ps ? p->top_ps[r] : p->top_p, p->min_p, p->seed, r);
 }
 
-sample_check verify_sample(const int *tokens, const float *probs, const float *logprobs, const sample_draw *ref,
-                           const int *ranked, int ref_k, size_t rows)
+draw_check verify_draw(const int *tokens, const float *probs, const float *logprobs, const drawn_token *ref,
+                       const int *ranked, int ref_k, size_t rows)
 {
-    sample_check v = {0};
+    draw_check v = {0};
     bool first = true;
     for (size_t r = 0; r < rows; r++) {
         bool ok = true;
@@ -84,7 +84,7 @@ sample_check verify_sample(const int *tokens, const float *probs, const float *l
             const int reach = ref[r].kept < ref_k ? ref[r].kept + 1 : ref_k;
             for (int j = 0; j < reach; j++)
                 neighbour |= ranked[r * (size_t)ref_k + j] == tokens[r];
-            if (neighbour && ref[r].margin < SAMPLE_MARGIN)
+            if (neighbour && ref[r].margin < DRAW_MARGIN)
                 v.near_boundary++;
             else
                 v.token_errors++, ok = false;

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
-#include "report.h"
+#include "../../common/check.h"
+#include "../../common/report.h"
 
 /* Allocates the host and device arrays of a case whose shape, dtype and ref_k are set; x_host is
  * then filled by the caller, and topk_case_refresh rounds, references and uploads it. */

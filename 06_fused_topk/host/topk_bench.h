@@ -1,22 +1,22 @@
 /* Validate, then benchmark, for top-K of a softmax (stage 06): the top-K counterpart of bench.h.
  *
  * A case is R rows of V logits (of one dtype) on the host and the GPU with its fp64 reference to a
- * depth ref_k; a run with any k <= ref_k is checked against the first k of it (topk.h). For each
+ * depth ref_k; a run with any k <= ref_k is checked against the first k of it (topk_reference.h). For each
  * variant the outputs are poisoned, the variant runs once and is verified, and only then timed.
  * GB/s counts the bytes of the logits, read once: the least any top-K must move. Rows are timed by
  * bench_time() and printed through report.c, as the softmax rows are. */
-#ifndef COMMON_TOPK_BENCH_H
-#define COMMON_TOPK_BENCH_H
+#ifndef TOPK_BENCH_H
+#define TOPK_BENCH_H
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
-#include "bench.h"
+#include "../../common/bench.h"
 #include "dtype.h"
-#include "gpu.h"
+#include "../../common/gpu.h"
 #include "npy.h"
-#include "topk.h"
+#include "topk_reference.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,9 +1,9 @@
 /* cuDNN's softmax as a variant, so stages can measure the library in the same run. Built only
  * when the build finds cuDNN (HAVE_CUDNN); without it the stages say so and leave its rows out. */
-#ifndef COMMON_CUDNN_SOFTMAX_H
-#define COMMON_CUDNN_SOFTMAX_H
+#ifndef CUDNN_SOFTMAX_H
+#define CUDNN_SOFTMAX_H
 
-#include "bench.h"
+#include "../common/bench.h"
 
 #ifdef __cplusplus
 extern "C" {

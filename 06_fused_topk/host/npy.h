@@ -3,8 +3,8 @@
  * a multiple of 64 bytes, then the raw elements. Stage 06 reads logits from one and writes its
  * top-K indices and probabilities to two, so anyone can run it on their own logits and check the
  * answer with numpy. */
-#ifndef COMMON_NPY_H
-#define COMMON_NPY_H
+#ifndef NPY_H
+#define NPY_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -42,22 +42,43 @@ typedef struct {
  * (False) and 'shape' (2 or 3 dimensions), and the file holds exactly the bytes its shape needs.
  * Returns 0, or NPY_BAD_FILE or NPY_HOST_FAILED with one printable line in err saying what is
  * wrong (without the file's name; what it quotes from the file is escaped and cut short). On
- * failure out->data is NULL. */
+ * failure out->data is NULL. A file that a writer changes while it is read (made shorter, longer,
+ * or rewritten in place, as its length and its time of last write tell) is NPY_BAD_FILE: "the file
+ * changed while it was being read". */
 int npy_read_logits(const char *path, npy_logits *out, char *err, size_t err_len);
 
-/* The same judgement of the file, its data left unread: out gets the dtype and the shape, and
- * out->data stays NULL. A program judges what the header tells before it reads gigabytes. */
-int npy_read_logits_header(const char *path, npy_logits *out, char *err, size_t err_len);
+/* npy_read_logits in two steps on one open file: a program judges what the header tells before it
+ * reads gigabytes, and then reads the data of the file it judged, any change meanwhile told. */
+typedef struct {
+    FILE *stream;
+    size_t data_offset, data_bytes; /* where the data starts, and how long its header says it is */
+    long long size, mtime_ns;       /* the file's length and time of last write when its header was read */
+} npy_file;
 
-/* A vector of 4-byte elements, one a row: stage 06's per-row sampling parameters. */
+/* Opens path and judges its header as npy_read_logits does, its data left unread (out->data stays
+ * NULL), with the same return values: on 0 the file is open in *file for npy_read_data.
+ * npy_close(file) follows either way (after a failure it has nothing to close). */
+int npy_open_logits(const char *path, npy_file *file, npy_logits *out, char *err, size_t err_len);
+
+/* Reads the data of the file npy_open_logits opened into out->data, as npy_read_logits does: a file
+ * that ends before its data does, or whose length or time of last write is no longer the one its
+ * header was read with, is NPY_BAD_FILE, "the file changed while it was being read". On failure
+ * out->data is NULL. */
+int npy_read_data(npy_file *file, npy_logits *out, char *err, size_t err_len);
+
+void npy_close(npy_file *file);
+
+/* A vector of 4-byte elements, one a row: stage 06's per-row draw parameters. */
 typedef struct {
     size_t n;   /* at least 1 */
     void *data; /* n elements, to be freed with free() */
 } npy_vector;
 
-/* Reads a one-dimensional array whose element type is exactly `descr`, '<f4' (float32) or '<i4'
- * (int32), as npy_read_logits reads logits, with the same return values. */
-int npy_read_vector(const char *path, const char *descr, npy_vector *out, char *err, size_t err_len);
+/* Reads a one-dimensional array of exactly n elements whose type is exactly `descr`, '<f4' (float32)
+ * or '<i4' (int32), as npy_read_logits reads logits, with the same return values. Another length is
+ * refused from the header, before any data is read: "it has N values and the logits n rows: give one
+ * a row". */
+int npy_read_vector(const char *path, const char *descr, size_t n, npy_vector *out, char *err, size_t err_len);
 
 /* The same for a whole file already in memory: n bytes at `bytes`. out->data is a copy. */
 int npy_parse_logits(const void *bytes, size_t n, npy_logits *out, char *err, size_t err_len);

@@ -1,4 +1,4 @@
-// fast/offer.cuh — a warp offers its logits to the candidate buffer, a chunk at a time.
+// fast/ballot_append.cuh — a warp offers its logits to the candidate buffer, a chunk at a time.
 //
 // What it does: each lane tests its logits against the warp's threshold and makes a mask of those
 // above it. A chunk in which no lane has any (the usual case once the threshold has risen) costs
@@ -10,9 +10,9 @@
 // to the threshold comes after every logit that set it and ranks after it: "x > threshold" is
 // exactly the test for "might be in the top K".
 // Assumes: candidates.cuh and logits16.cuh; all 32 lanes call these together.
-// Read next: sample.cuh, where the first threshold comes from.
-#ifndef FAST_OFFER_CUH
-#define FAST_OFFER_CUH
+// Read next: first_threshold.cuh, where the first threshold comes from.
+#ifndef FAST_BALLOT_APPEND_CUH
+#define FAST_BALLOT_APPEND_CUH
 
 #include "candidates.cuh"
 #include "logits16.cuh"

@@ -1,10 +1,10 @@
-#include "topk.h"
+#include "topk_reference.h"
 
 #include <math.h>
 #include <stdlib.h>
 
-#include "host_threads.h"
-#include "verify.h"
+#include "../../common/host_threads.h"
+#include "../../common/verify.h"
 
 typedef struct {
     float x;

@@ -1,0 +1,3 @@
+# What stage 03 is built from besides main.c and exercise.cu, from the repository root: its
+# Makefile and tests/Makefile both read this list.
+STAGE_SOURCES += 03_fused3kernel/fused3kernel.cu

@@ -1,0 +1,3 @@
+# What stage 04 is built from besides main.c and exercise.cu, from the repository root: its
+# Makefile and tests/Makefile both read this list.
+STAGE_SOURCES += 04_warp/warp.cu
