@@ -22,6 +22,7 @@
 
 #include "../common/check.h"
 #include "../common/outfile.h"
+#include "file_attributes.h"
 
 static char dir[64], path[96], path2[96];
 
@@ -381,24 +382,6 @@ Test(outfile, commit_or_exit_puts_the_file_in_place)
     expect_contents("new\n");
     cr_expect_eq(temporaries(), 0);
     remove_dir();
-}
-
-/* Sets or clears `flags` (FS_APPEND_FL, FS_IMMUTABLE_FL: chattr's +a and +i) among p's attributes:
- * 0, or the errno of what failed (EPERM without root, ENOTTY or EOPNOTSUPP where the file system
- * has no such attributes). */
-static int set_attributes(const char *p, int flags, bool on)
-{
-    const int fd = open(p, O_RDONLY | O_NONBLOCK);
-    if (fd < 0)
-        return errno;
-    int now, e = 0;
-    if (ioctl(fd, FS_IOC_GETFLAGS, &now) != 0)
-        e = errno;
-    now = on ? now | flags : now & ~flags;
-    if (!e && ioctl(fd, FS_IOC_SETFLAGS, &now) != 0)
-        e = errno;
-    close(fd);
-    return e;
 }
 
 /* The teardown of the tests that set attributes, run however the test ended: the attributes

@@ -22,6 +22,7 @@
 #include "../06_fused_topk/host/npy.h"
 #include "../06_fused_topk/host/topk_reference.h"
 #include "fuzz/oracle.h"
+#include "file_attributes.h"
 #include "npy_test.h"
 #include "run_stage.h"
 
@@ -660,23 +661,6 @@ Test(programs, a_per_row_file_of_another_length_is_refused_from_its_header)
         setrlimit(RLIMIT_AS, &old);
     }
     remove(path);
-}
-
-/* Sets or clears `flags` (FS_APPEND_FL, FS_IMMUTABLE_FL: chattr's +a and +i) among p's attributes:
- * 0, or the errno of what failed. */
-static int set_attributes(const char *p, int flags, bool on)
-{
-    const int fd = open(p, O_RDONLY | O_NONBLOCK);
-    if (fd < 0)
-        return errno;
-    int now, e = 0;
-    if (ioctl(fd, FS_IOC_GETFLAGS, &now) != 0)
-        e = errno;
-    now = on ? now | flags : now & ~flags;
-    if (!e && ioctl(fd, FS_IOC_SETFLAGS, &now) != 0)
-        e = errno;
-    close(fd);
-    return e;
 }
 
 /* The files of the append-only test, for its teardown. */
