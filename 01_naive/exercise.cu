@@ -3,20 +3,19 @@
 // softmax(x)_i = exp(x_i - B) / sum_j exp(x_j - B) for any constant B: the factor exp(-B) cancels.
 // With B = 1000, the top of `--range 500:1000`, every exp(x - B) is at most 1 and cannot overflow.
 //
-// Your part: the two lines marked TODO still compute exp(x). Make them compute exp(x - BOUND),
-// then run, from 01_naive/:
-//     make && ./run --variant exercise --n 1000 --range 500:1000   (FAIL now; PASS when done)
-//     ./run --variant exercise --n 1000 --range 0:10               (and this? README, Exercise)
-// The worked solution is solution/exercise.cu; `./run_solution --variant exercise ...` runs it.
+// Your part: make the two lines marked TODO compute exp(x - BOUND), then run, from 01_naive/:
+//     make && ./run --variant exercise --n 1000 --range 500:1000  (FAIL now; PASS when done)
+//     ./run --variant exercise --n 1000 --range 0:10              (FAIL: the README asks why)
+// The worked solution, solution/exercise.cu, runs as ./run_solution --variant exercise.
 #include "../common/check.h"
 #include "../common/gpu.h"
 #include "naive.h"
 
 #define THREADS 256
 #define BLOCKS_PER_SM 8
-#define BOUND 1000.0f // a bound on max(x) that the caller promises: the top of --range 500:1000
+#define BOUND 1000.0f // B: the caller promises that max(x) <= BOUND
 
-// naive.cu's sum_exp_kernel, with the bound: the sum of exp(x - BOUND) over the whole array.
+// naive.cu's sum_exp_kernel, with the bound: it sums exp(x - BOUND).
 static __global__ void bounded_sum_exp_kernel(const float *x, size_t n, float *total)
 {
     __shared__ float partial[THREADS];

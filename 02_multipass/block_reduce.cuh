@@ -1,23 +1,20 @@
-// Block-wide reductions through a tree in shared memory, used by stages 02 and 03.
+// A block-wide reduction through a shared-memory tree.
 //
-// Every thread brings one value; the block's max (or sum) comes back to every thread. Step k adds
-// (or maxes) pairs blockDim.x / 2^k apart, halving the active threads, with a barrier after each
-// step so that the next step reads finished values: log2(blockDim.x) steps and barriers, and a
-// shared-memory store and load per step. blockDim.x must be a power of two.
-//
-// Stage 04 replaces the tree with warp shuffles, which need no shared memory and fewer barriers.
+// Every thread brings one value and gets back the block's max or sum. Each step combines pairs
+// `active` apart and halves `active`; a barrier after each step lets the next read finished
+// values. blockDim.x is a power of two.
 #ifndef BLOCK_REDUCE_CUH
 #define BLOCK_REDUCE_CUH
 
 enum reduce_op { REDUCE_MAX, REDUCE_SUM };
 
-// The op is a compile-time constant at every call site, so the branch folds away.
+// op is constant at each call site: the branch folds away.
 __device__ __forceinline__ float reduce_combine(float a, float b, reduce_op op)
 {
     return op == REDUCE_MAX ? fmaxf(a, b) : a + b;
 }
 
-// `shared` has blockDim.x floats. Identities: -inf for max (fmaxf(-inf, v) = v), 0 for sum.
+// `shared` has blockDim.x floats. Identities: -inf for max, 0 for sum.
 __device__ __forceinline__ float block_reduce(float value, reduce_op op, float *shared)
 {
     const unsigned tid = threadIdx.x;
@@ -29,8 +26,7 @@ __device__ __forceinline__ float block_reduce(float value, reduce_op op, float *
         __syncthreads();
     }
     const float result = shared[0];
-    // Every thread must have read shared[0] before any thread writes `shared` again, e.g. in a
-    // second reduction that reuses the same array right after this one returns.
+    // Past this barrier all threads have read shared[0]: `shared` may be reused.
     __syncthreads();
     return result;
 }

@@ -1,35 +1,20 @@
-// Stage 02's exercise: multipass's reductions, with each thread folding FOLD = 8 elements in
-// registers before the block's tree.
-//
-// multipass.cu gives every thread one element, so every element pays for a shared-memory store and
-// its share of the tree, and 10^8 elements take 4 levels per reduction. Here the grid of every
-// reduction level is FOLD times smaller, ceil(count / (THREADS * FOLD)) blocks, and thread t of
-// block b owns the elements b * THREADS + t, then every THREADS * gridDim.x after it: at most FOLD
-// of them. It combines those in a register first; only then does the block's tree (block_reduce.cuh)
-// run, once per THREADS * FOLD elements instead of once per THREADS.
-//
-// Your part: the fold, between the two TODO lines of fold_reduce_kernel. As shipped, each thread
-// takes only its first element, so the grid, FOLD times smaller, covers about one element in FOLD:
-// the sum misses the other 7 of every 8 at each level and the check fails. Write the loop, then run
-//     make && ./run --variant exercise --n 100M        (FAIL now; PASS when done)
-//     ./run --variant multipass --n 100M               (compare the launches and the time)
-// The worked solution is solution/exercise.cu; `./run_solution --variant exercise ...` runs it.
+// Stage 02's exercise: multipass with a fold. Each thread combines up to FOLD elements in a
+// register before the block's tree, on FOLD times fewer blocks. Your part: the fold, between the
+// TODO lines. The worked solution is solution/exercise.cu.
 #include "../common/check.h"
 #include "block_reduce.cuh"
 #include "multipass.h"
 
 #define THREADS 256 // a power of two, for the tree
-#define FOLD 8      // elements each thread combines before the tree
+#define FOLD 8      // elements a thread folds before the tree
 
 static size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
 
-// Blocks of a reduction level over `count` values: THREADS * FOLD values a block.
+// Each block takes THREADS * FOLD values.
 static size_t fold_blocks(size_t count) { return ceil_div(count, (size_t)THREADS * FOLD); }
 
-// One reduction level: each block reduces the values its threads own to out[blockIdx.x]. A value is
-// in[i] itself, or, in the first level of the sum (apply_exp), exp(in[i] - *max). A thread starts
-// from the identity (-inf for max, 0 for sum), so one that owns fewer than FOLD values, or none,
-// changes nothing; every thread reaches block_reduce, whose barriers need them all.
+// Each block reduces the values its threads own, in[i] or (apply_exp) exp(in[i] - *max), to
+// out[blockIdx.x]. Every thread starts from the identity and reaches the tree's barriers.
 template <reduce_op op, bool apply_exp>
 static __global__ void fold_reduce_kernel(const float *in, size_t count, const float *max, float *out)
 {
@@ -38,9 +23,9 @@ static __global__ void fold_reduce_kernel(const float *in, size_t count, const f
     const float identity = op == REDUCE_MAX ? -INFINITY : 0.0f;
     const size_t first = (size_t)blockIdx.x * THREADS + threadIdx.x;
 
-    // TODO: fold every value this thread owns, not only the first: those at i = first + k * stride
-    // for k = 0, 1, ..., FOLD - 1 with i < count, where stride = (size_t)gridDim.x * THREADS, each
-    // combined into v with v = reduce_combine(v, value, op).
+    // TODO: fold every value this thread owns, not only the first: i = first + k * stride for
+    // k < FOLD and i < count, where stride = (size_t)gridDim.x * THREADS:
+    // v = reduce_combine(v, value, op).
     float v = identity;
     if (first < count)
         v = apply_exp ? expf(in[first] - shift) : in[first];
@@ -51,7 +36,7 @@ static __global__ void fold_reduce_kernel(const float *in, size_t count, const f
         out[blockIdx.x] = r;
 }
 
-// multipass.cu's normalize: one element per thread.
+// multipass.cu's normalize.
 static __global__ void normalize_kernel(const float *x, size_t n, const float *max, const float *sum, float *y)
 {
     const size_t i = (size_t)blockIdx.x * THREADS + threadIdx.x;
@@ -61,9 +46,8 @@ static __global__ void normalize_kernel(const float *x, size_t n, const float *m
 
 typedef void (*level_kernel)(const float *, size_t, const float *, float *);
 
-// Runs `first_level` on `count` values, then `later_levels` on its partials, level after level until
-// one value is left, written to *result. Level outputs alternate between `a` and `b` (each level's
-// input stays intact while it is read). Returns the number of launches.
+// Runs first_level, then later_levels on the partials, until one value is left in *result; levels
+// write alternately to `a` and `b`. Returns the number of launches.
 static int reduce_levels(level_kernel first_level, level_kernel later_levels, const float *in, size_t count,
                          const float *max, float *result, float *a, float *b)
 {
@@ -82,8 +66,7 @@ static int reduce_levels(level_kernel first_level, level_kernel later_levels, co
     return launches;
 }
 
-// Workspace: the max, the sum, then the two level buffers: the first level's partials and the
-// second's, which later levels reuse in turn.
+// Workspace: the max, the sum, two levels' partials.
 static size_t fold_workspace_bytes(size_t rows, size_t n)
 {
     (void)rows;
@@ -92,12 +75,12 @@ static size_t fold_workspace_bytes(size_t rows, size_t n)
 
 static int fold_softmax(const float *x, float *y, size_t rows, size_t n, void *workspace)
 {
-    (void)rows; // 1: a single softmax over n elements
+    (void)rows;
     float *max = (float *)workspace, *sum = max + 1;
     float *level_a = max + 2, *level_b = level_a + fold_blocks(n);
     int launches = 0;
 
-    // Phase 1: the max. Phase 2: the sum of exp(x - max); its first level applies exp, the rest add.
+    // Phase 1: the max. Phase 2: the sum; only its first level applies exp.
     launches += reduce_levels(fold_reduce_kernel<REDUCE_MAX, false>, fold_reduce_kernel<REDUCE_MAX, false>, x, n,
                               NULL, max, level_a, level_b);
     launches += reduce_levels(fold_reduce_kernel<REDUCE_SUM, true>, fold_reduce_kernel<REDUCE_SUM, false>, x, n,

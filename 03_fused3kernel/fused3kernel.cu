@@ -1,51 +1,28 @@
-// Stage 03 — three kernels: block statistics, one rescaled merge, normalize.
-//
-// What changed since stage 02: the max and the sum are found in the same read of x. Each block
-// keeps its 256 elements in registers (one per thread), finds their max m_b, and then the sum
-// s_b = sum(exp(x - m_b)) over the same registers: x is read once, not twice. The blocks'
-// statistics are merged into the global ones by rescaling each sum to the global max:
-//     M = max_b m_b,    S = sum_b s_b * exp(m_b - M)
-// (each s_b was measured against m_b; multiplying by exp(m_b - M) re-expresses it against M).
-// Then y = exp(x - M) / S. Bytes per element: 4 (kernel 1) + 8 (kernel 3) = 12 instead of 16,
-// plus 8 bytes of statistics per 256 elements. And 3 launches, whatever n, instead of 2 per level.
-//
-//   1. block_stats_kernel   per block of 256 elements: m_b and s_b (one shared array, two reductions)
-//   2. the merge, two versions (--variant):
-//      single_block_merge: merge_one_block_kernel, one block of 256 threads striding over all
-//          n/256 statistics. At n = 10^8 that is 390625 (m_b, s_b) pairs for one SM: each thread
-//          walks 1526 of them twice, one dependent load after another, while the other 131 SMs
-//          idle. Its time grows with n while the rest of the softmax runs at full bandwidth: the
-//          regression at 100M (claim C4 in EXPERIMENTS.md).
-//      fused: merge_many_blocks_kernel, the same merge spread over a full grid: each block merges
-//          a slice of the statistics into one pair, and the last block to finish (it learns that
-//          from an atomic counter) merges those few hundred pairs. Same 3 launches, all SMs busy.
-//   3. normalize_kernel     y = exp(x - M) / S
-//
-// Run:   make stage3 && ./run                       (multipass vs both fused versions, 100K..100M)
-//        ./run --n 100M --variant single_block_merge
-//
-// The numbers, measured: EXPERIMENTS.md, Experiment 3 (data: plots/data/h100-sxm/03_fused3kernel.csv).
-// What holds fused back is the two shared-memory trees of block_stats_kernel: README.md says why.
+// Stage 03: the softmax of n floats in three kernels, joined by one rescaled merge.
+//   1. block_stats_kernel writes each block's max m_b and sum s_b = sum(exp(x - m_b)).
+//   2. A merge kernel computes M = max m_b and S = sum s_b * exp(m_b - M).
+//   3. normalize_kernel writes y = exp(x - M) / S.
+// Read next: exercise.cu, where the hand-off in merge_many_blocks_kernel is yours.
 #include "../02_multipass/block_reduce.cuh"
 #include "../common/check.h"
 #include "../common/gpu.h"
 #include "fused3kernel.h"
 
 #define THREADS 256           // a power of two, for the tree
-#define MERGE_BLOCKS_PER_SM 4 // grid of the many-block merge: a few blocks on every SM
+#define MERGE_BLOCKS_PER_SM 4 // blocks per SM of the many-block merge
 
 static size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
 
-// Per block: the max of its elements and the sum of exp(x - that max). The shared array serves both
-// reductions: block_reduce ends with a barrier, so the first is finished before the second writes.
+// Thread t of block b holds element b * 256 + t (-inf past n). One shared array serves both
+// reductions: block_reduce ends with a barrier, so the max is read before the sum's tree writes.
 static __global__ void block_stats_kernel(const float *x, size_t n, float *block_max, float *block_sum)
 {
     __shared__ float shared[THREADS];
     const size_t i = (size_t)blockIdx.x * THREADS + threadIdx.x;
     const float v = i < n ? x[i] : -INFINITY;
     const float m = block_reduce_max(v, shared);
-    // -inf (padding past n, or a masked logit) contributes exp(-inf) = 0; testing for it also keeps
-    // a block of nothing but -inf from computing exp(-inf - (-inf)) = exp(NaN).
+    // An element of -inf adds 0; the test also spares a block of nothing but -inf the NaN of
+    // exp(-inf - (-inf)).
     const float s = block_reduce_sum(v == -INFINITY ? 0.0f : expf(v - m), shared);
     if (threadIdx.x == 0) {
         block_max[blockIdx.x] = m;
@@ -53,9 +30,10 @@ static __global__ void block_stats_kernel(const float *x, size_t n, float *block
     }
 }
 
-// Merges the statistics at first, first + stride, ... (below count) over the calling block:
-// every thread of the block gets back the pair (M, S) of those statistics. Two sweeps: the max
-// first, then the sums rescaled to it. A pair (-inf, 0) is the identity: it changes neither.
+// Merges the pairs at first, first + stride, ... (below count) over the calling block, whose
+// threads must all call it, and gives every thread (M, S): the first sweep finds M, the second
+// adds the sums rescaled to it. The pair (-inf, 0) is the identity. The loads are __ldcg, from L2:
+// this SM's L1 may hold stale copies of other SMs' pairs.
 static __device__ void merge_stats(const float *stat_max, const float *stat_sum, size_t first, size_t count,
                             size_t stride, float *shared, float *merged_max, float *merged_sum)
 {
@@ -64,10 +42,9 @@ static __device__ void merge_stats(const float *stat_max, const float *stat_sum,
         m = fmaxf(m, __ldcg(&stat_max[i]));
     const float global_max = block_reduce_max(m, shared);
 
-    // A sum of 0 comes from a block of nothing but -inf: it holds no probability, and its max would
-    // give -inf - -inf. Every other block's sum is at least 1 (the exp(0) of its max), or NaN when
-    // a NaN or +inf is among its elements, even amid -inf only; that NaN must reach S, to make the
-    // whole softmax NaN (common/reference.h).
+    // A sum of 0 comes only from a block of nothing but -inf, whose max could give -inf - (-inf):
+    // it is skipped. Any other sum is at least 1, or NaN (a NaN or +inf among its elements), which
+    // must reach S (common/reference.h).
     float s = 0.0f;
     for (size_t i = first; i < count; i += stride) {
         const float si = __ldcg(&stat_sum[i]);
@@ -78,7 +55,7 @@ static __device__ void merge_stats(const float *stat_max, const float *stat_sum,
     *merged_sum = block_reduce_sum(s, shared);
 }
 
-// single_block_merge: one block, grid-stride over all the statistics. stats[0] = M, stats[1] = S.
+// single_block_merge: one block strides over all count pairs. stats[0] = M, stats[1] = S.
 static __global__ void merge_one_block_kernel(const float *block_max, const float *block_sum,
                                               size_t count, float *stats)
 {
@@ -91,13 +68,11 @@ static __global__ void merge_one_block_kernel(const float *block_max, const floa
     }
 }
 
-// fused's merge: each block merges a grid-stride slice into one pair; the last block to finish
-// merges the gridDim.x pairs. "Last" comes from an atomic counter. Two fences make the hand-off:
-// the writer's, before the increment, makes a block's pair visible to every other block before the
-// counter says it is done; the reader's, after the last block's ticket, orders its loads of the
-// pairs after the tickets it saw, and __syncthreads() passes that order on to the whole block. The
-// last block reads the pairs with __ldcg (from L2, where the fences put them, not from a stale L1)
-// and resets the counter to 0 for the next call.
+// fused: block g merges a grid-stride slice into its pair group_max/sum[g]; the last block to
+// finish merges the gridDim.x pairs. Thread 0 fences, so that every block sees the pair before the
+// ticket, then draws one from blocks_done; the block that draws gridDim.x - 1 is the last and
+// fences again, so that its loads come after the tickets it saw. *blocks_done is 0 on entry and
+// on exit.
 static __global__ void merge_many_blocks_kernel(const float *block_max, const float *block_sum,
                                                 size_t count, float *group_max, float *group_sum,
                                                 unsigned *blocks_done, float *stats)
@@ -113,11 +88,11 @@ static __global__ void merge_many_blocks_kernel(const float *block_max, const fl
         __threadfence();
         is_last = atomicAdd(blocks_done, 1u) == gridDim.x - 1;
         if (is_last)
-            __threadfence(); // the reader's side: the pairs fenced before the tickets it saw
+            __threadfence(); // the reader's fence
     }
     __syncthreads();
     if (!is_last)
-        return; // the whole block leaves together: no thread is left waiting at a barrier
+        return; // the whole block leaves, so no thread waits at a barrier
 
     merge_stats(group_max, group_sum, threadIdx.x, gridDim.x, THREADS, shared, &m, &s);
     if (threadIdx.x == 0) {
@@ -134,8 +109,7 @@ static __global__ void normalize_kernel(const float *x, size_t n, const float *s
         y[i] = expf(x[i] - stats[0]) / stats[1];
 }
 
-// Workspace, in floats: stats (M, S), the per-block statistics (2 x n/256), the per-group pairs of
-// the many-block merge (2 x its grid), and the counter (one unsigned, starting at 0).
+// Workspace: stats (M, S), the block pairs, the merge's pairs, the counter (0 between calls).
 typedef struct {
     float *stats, *block_max, *block_sum, *group_max, *group_sum;
     unsigned *blocks_done;
@@ -182,7 +156,7 @@ static int fused_softmax(const float *x, float *y, size_t n, void *workspace, bo
     return 3;
 }
 
-// Both take one softmax over the whole array: rows == 1, n = cols.
+// Both take rows == 1: one softmax over n = cols.
 static int single_block_merge_softmax(const float *x, float *y, size_t rows, size_t n, void *workspace)
 {
     (void)rows;

@@ -1,31 +1,19 @@
-// Stage 04 — reductions in registers: warp shuffles; and rows.
+// Stage 04: the fused softmax with shuffle reductions, and three ways to map rows to threads.
 //
-// What changed since stage 03: the reductions. Stages 02 and 03 reduced through a tree in shared
-// memory, 8 steps of store, load and __syncthreads() per 256 values, and Nsight Compute showed
-// their kernels saturating the SM's shared-memory pipe while DRAM sat mostly idle. Here a warp
-// reduces its 32 values in registers with __shfl_xor_sync (warp_reduce.cuh), and a block needs
-// one round trip through a 32-float shared array and two barriers. Same algorithm, same bytes:
-//   fused_warp: stage 03's `fused` (block statistics, many-block merge, normalize), line for line,
-//               with block_reduce_max/sum replaced by block_max/sum_by_warps.
+// fused_warp is stage 03's fused (block statistics, many-block merge, normalize), line for line,
+// with block_reduce_max/sum replaced by block_max/sum_by_warps (warp_reduce.cuh): the same kernels
+// and the same 12 bytes per element.
 //
-// And from here on a stage also computes a softmax per row of a rows x cols matrix (the shape of
-// attention scores and of logits, and the shape stage 06 needs). How rows map to threads decides
-// the speed, and which mapping wins depends on the row length:
-//   thread_per_row: a thread walks its whole row three times (max, sum, normalize). Plenty of rows
-//               fill the GPU, but neighbouring lanes read addresses `cols` apart: every load of a
-//               warp touches 32 different cache lines. Slow even for tiny rows, hopeless for
-//               long ones.
-//   warp_per_row: a warp owns a row and keeps it in registers, lane l holding columns l, l+32, ...
-//               (K = cols/32 rounded up to a power of two, a compile-time constant so the array
-//               stays in registers): coalesced loads, one read and one write, warp shuffles only.
-//               Rows up to 1024 columns.
-//   block_per_row: 256 threads own a row and walk it three times (from L1/L2 after the first),
-//               reducing across the block. Long rows; short ones leave most of the block idle.
+// The rows of a rows x cols matrix, each its own softmax:
+//   thread_per_row: thread r owns row r and walks it three times (max, sum, normalize); the lanes
+//                   of a warp read addresses `cols` apart.
+//   warp_per_row:   warp r owns row r and holds it in registers, lane l columns l, l + 32, ...
+//                   (K of them, a template constant); one read, one write, shuffles only. Rows of
+//                   at most 1024 columns.
+//   block_per_row:  block r (256 threads) owns row r and walks it three times, thread t columns
+//                   t, t + 256, ... (none when t >= cols); it reduces across the block.
 //
-// Run:   make stage4 && ./run                              (tree vs shuffles; mappings vs cols)
-//        ./run --rows 4096 --cols 4096 --variant block_per_row
-//
-// The numbers, measured: EXPERIMENTS.md, Experiment 4 (data: plots/data/h200/04_warp.csv).
+// Read next: main.c, what the program runs; then exercise.cu, a half-warp per row.
 #include "../common/check.h"
 #include "../common/gpu.h"
 #include "warp.h"
@@ -132,12 +120,10 @@ static int fused_warp_softmax(const float *x, float *y, size_t rows, size_t n, v
 
 // ---- Rows: three mappings -----------------------------------------------------------------------
 
-// A running sum in float32 with Kahan's compensation. thread_per_row adds a whole row in one thread,
-// block_per_row cols/THREADS terms in each, and along chains that long a plain running sum drifts:
-// every add rounds to the sum's precision, and where the terms repeat (tied logits) they round the
-// same way each time, so the errors add up; past some 10^4 terms the sum can be off by more than
-// the 1e-4 the check allows. Here c keeps what each add of s rounded away, and the next add puts
-// it back: the error stays near one rounding however long the chain.
+// A running sum in float32 with Kahan's compensation, for the long chains of thread_per_row (a row
+// per thread) and block_per_row (cols/THREADS terms per thread); README.md, Rows, says why. c holds
+// what the last add of s rounded away, and the next add puts it back, so the error stays near one
+// rounding however long the chain. The shuffle reductions' chains are short and need none.
 typedef struct {
     float s, c;
 } kahan_sum;

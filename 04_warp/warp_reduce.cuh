@@ -1,20 +1,6 @@
-// Reductions in registers, with warp shuffles: used by stages 04 and 05.
-//
-// __shfl_xor_sync(mask, v, offset) hands each lane the v of lane (lane ^ offset), register to
-// register, with no shared memory and no barrier. Five rounds (offsets 16, 8, 4, 2, 1) combine all
-// 32 lanes, and because the pattern is a butterfly every lane ends with the result.
-//
-// The mask names the lanes that take part, and every one of them must reach the call: a lane that
-// returned early, or sits in the other side of a branch, leaves the others waiting on a value that
-// never comes (undefined behaviour). So code that shuffles with FULL_MASK never lets single lanes
-// leave first: lanes with nothing to contribute bring the identity instead (-inf for max, 0 for
-// sum). Whole warps may leave together.
-//
-// Before Volta, warps ran in lockstep, and reductions in shared memory declared `volatile` skipped
-// the barrier inside the last warp ("warp-synchronous programming"). Since Volta the threads of a
-// warp are scheduled independently and may diverge and reconverge anywhere; nothing guarantees that
-// lane 3 has written its value before lane 2 reads it. That trick is a data race today: use
-// __shfl_*_sync, or __syncwarp() between the steps.
+// Reductions in registers with warp shuffles; README.md draws the butterfly. Every lane that
+// FULL_MASK names must reach each shuffle: a lane with nothing to contribute brings the identity
+// (-inf for max, 0 for sum) and does not leave early.
 #ifndef WARP_REDUCE_CUH
 #define WARP_REDUCE_CUH
 
@@ -25,7 +11,7 @@
 
 __device__ __forceinline__ float reduce_identity(reduce_op op) { return op == REDUCE_MAX ? -INFINITY : 0.0f; }
 
-// All 32 lanes must call it; all get the result.
+// All 32 lanes call it, and every lane gets the result.
 __device__ __forceinline__ float warp_reduce(float value, reduce_op op)
 {
 #pragma unroll
@@ -37,10 +23,8 @@ __device__ __forceinline__ float warp_reduce(float value, reduce_op op)
 __device__ __forceinline__ float warp_max(float value) { return warp_reduce(value, REDUCE_MAX); }
 __device__ __forceinline__ float warp_sum(float value) { return warp_reduce(value, REDUCE_SUM); }
 
-// Block-wide, in two shuffle rounds: each warp reduces its 32 values; lane 0 of every warp leaves
-// its result in `warp_results` (32 floats of shared memory); then every warp reduces those (at
-// most 32) values itself, so all threads get the result without a second broadcast. Two barriers
-// in all, against log2(blockDim.x) + 2 for the shared-memory tree. blockDim.x: a multiple of 32.
+// Lane 0 of warp w writes warp_results[w] (32 floats of shared memory); after the barrier, every
+// warp reduces them, so every thread gets the result. blockDim.x must be a multiple of 32.
 __device__ __forceinline__ float block_reduce_by_warps(float value, reduce_op op, float *warp_results)
 {
     const unsigned lane = threadIdx.x % WARP_SIZE, warp = threadIdx.x / WARP_SIZE;
@@ -49,7 +33,7 @@ __device__ __forceinline__ float block_reduce_by_warps(float value, reduce_op op
         warp_results[warp] = value;
     __syncthreads();
     value = warp_reduce(lane < blockDim.x / WARP_SIZE ? warp_results[lane] : reduce_identity(op), op);
-    __syncthreads(); // everyone has read warp_results before a next reduction may write it
+    __syncthreads(); // all have read warp_results before the next call writes it
     return value;
 }
 

@@ -15,7 +15,7 @@
 #define BLOCKS_PER_SM 8
 #define BOUND 1000.0f // a bound on max(x) that the caller promises: the top of --range 500:1000
 
-// naive.cu's sum_exp_kernel, with the bound: the sum of exp(x - BOUND) over the whole array.
+// naive.cu's sum_exp_kernel, with the bound: it sums exp(x - BOUND).
 static __global__ void bounded_sum_exp_kernel(const float *x, size_t n, float *total)
 {
     __shared__ float partial[THREADS];

@@ -1,33 +1,23 @@
-// Stage 03's exercise: the last-block merge of the fused softmax, the hand-off written by you.
-//
-// This is fused3kernel.cu's `fused` variant: block statistics, a merge spread over a full grid, a
-// normalize. In the merge each block folds a slice of the n/256 block statistics into one pair
-// (m, s) and writes it to group_max/group_sum; the last block to finish merges those gridDim.x
-// pairs into (M, S) for normalize_kernel. The scaffold, ../exercise.cu, leaves out the hand-off:
-// the fence, the ticket, the test for the last block, its merge, the counter's reset.
-//
-// The worked solution: that hand-off, in merge_many_blocks_kernel below. The answers to the
-// README's steps 2 to 4 are in README.md beside this file.
+// Stage 03's exercise, solved: fused3kernel.cu's `fused`, with the hand-off in
+// merge_many_blocks_kernel written out. The scaffold is ../exercise.cu; the answers to the README's
+// steps 2 to 4 are in README.md beside this file.
 #include "../../02_multipass/block_reduce.cuh"
 #include "../../common/check.h"
 #include "../../common/gpu.h"
 #include "../fused3kernel.h"
 
-#define THREADS 256           // a power of two, for the tree
-#define MERGE_BLOCKS_PER_SM 4 // grid of the many-block merge: a few blocks on every SM
+#define THREADS 256           // a power of two
+#define MERGE_BLOCKS_PER_SM 4 // blocks per SM of the merge
 
 static size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
 
-// fused3kernel.cu's: per block, the max of its elements and the sum of exp(x - that max). The
-// shared array serves both reductions: block_reduce ends with a barrier.
+// fused3kernel.cu's: block b writes its max m_b and sum s_b = sum(exp(x - m_b)).
 static __global__ void block_stats_kernel(const float *x, size_t n, float *block_max, float *block_sum)
 {
     __shared__ float shared[THREADS];
     const size_t i = (size_t)blockIdx.x * THREADS + threadIdx.x;
     const float v = i < n ? x[i] : -INFINITY;
     const float m = block_reduce_max(v, shared);
-    // -inf (padding past n, or a masked logit) contributes 0, and a block of nothing but -inf never
-    // computes exp(-inf - (-inf)) = exp(NaN).
     const float s = block_reduce_sum(v == -INFINITY ? 0.0f : expf(v - m), shared);
     if (threadIdx.x == 0) {
         block_max[blockIdx.x] = m;
@@ -35,12 +25,9 @@ static __global__ void block_stats_kernel(const float *x, size_t n, float *block
     }
 }
 
-// fused3kernel.cu's merge of many pairs, which the hand-off calls too: merges the pairs at first,
-// first + stride, ... (below count) over the calling block, whose every thread must call it; every
-// thread gets back (M, S):
-//     M = max_i m_i,    S = sum_i s_i * exp(m_i - M)
-// A pair (-inf, 0) is the identity. Its loads are __ldcg, cached in L2 only: L2 is where every SM
-// sees the same memory, while this SM's L1 is not kept coherent with other SMs' stores.
+// fused3kernel.cu's merge, which the hand-off calls too. All the block's threads call it; each
+// gets back (M, S) of the pairs at first, first + stride, ... (below count). Its loads are
+// __ldcg, from L2, which every SM sees alike.
 static __device__ void merge_stats(const float *stat_max, const float *stat_sum, size_t first, size_t count,
                                    size_t stride, float *shared, float *merged_max, float *merged_sum)
 {
@@ -49,8 +36,7 @@ static __device__ void merge_stats(const float *stat_max, const float *stat_sum,
         m = fmaxf(m, __ldcg(&stat_max[i]));
     const float global_max = block_reduce_max(m, shared);
 
-    // A sum of 0 comes from nothing but -inf: no probability, and its max would give -inf - -inf.
-    // Every other sum is at least 1, or NaN (a NaN or +inf among its elements), which must reach S.
+    // A sum of 0 (a block of nothing but -inf) is skipped; a NaN sum must reach S.
     float s = 0.0f;
     for (size_t i = first; i < count; i += stride) {
         const float si = __ldcg(&stat_sum[i]);
@@ -61,9 +47,8 @@ static __device__ void merge_stats(const float *stat_max, const float *stat_sum,
     *merged_sum = block_reduce_sum(s, shared);
 }
 
-// Each block merges a grid-stride slice of the block statistics into its pair, group_max/sum[b];
-// the last block to finish merges the gridDim.x pairs into stats[0] = M, stats[1] = S. On entry
-// *blocks_done is 0, and it must be 0 again on exit, ready for the next call.
+// Block g merges a grid-stride slice into its pair group_max/sum[g]; the last block to finish
+// merges the gridDim.x pairs into stats. *blocks_done is 0 on entry and on exit.
 static __global__ void merge_many_blocks_kernel(const float *block_max, const float *block_sum,
                                                 size_t count, float *group_max, float *group_sum,
                                                 unsigned *blocks_done, float *stats)
@@ -77,11 +62,11 @@ static __global__ void merge_many_blocks_kernel(const float *block_max, const fl
         group_sum[blockIdx.x] = s;
     }
 
-    // The hand-off. Thread 0 fences, so that the pair it stored above is visible to every block
-    // before its ticket is, then draws a ticket: atomicAdd returns the count before its own add,
-    // so the G blocks draw 0, ..., G - 1, in whatever order they finish, and exactly one draws
-    // G - 1. Every other block fenced its pair before it drew; the last fences after it drew, so
-    // that its loads of the pairs come after the tickets it saw, and can read them all.
+    // The hand-off. Thread 0 fences, so that every block sees the pair stored above before the
+    // ticket, then draws a ticket: atomicAdd returns the count before its add, so the G blocks draw
+    // 0, ..., G - 1 in whatever order they finish, and the one that draws G - 1 is the last. Every
+    // other block fenced its pair before it drew; the last fences after it drew, so that its loads
+    // of the pairs come after the tickets.
     __shared__ bool is_last;
     if (threadIdx.x == 0) {
         __threadfence();
@@ -91,10 +76,10 @@ static __global__ void merge_many_blocks_kernel(const float *block_max, const fl
     }
     __syncthreads(); // is_last, written by thread 0, read by all
     if (!is_last)
-        return; // the whole block leaves together: merge_stats's barriers need all its threads
+        return; // the whole block leaves: merge_stats's barriers need all its threads
 
-    // The last block merges the G pairs (merge_stats reads them from L2, __ldcg) and leaves the
-    // counter at 0: every ticket is drawn, so nobody else touches it in this call.
+    // The last block merges the G pairs and resets the counter: every ticket is drawn, so no other
+    // block touches it in this call.
     merge_stats(group_max, group_sum, threadIdx.x, gridDim.x, THREADS, shared, &m, &s);
     if (threadIdx.x == 0) {
         stats[0] = m;
@@ -110,8 +95,7 @@ static __global__ void normalize_kernel(const float *x, size_t n, const float *s
         y[i] = expf(x[i] - stats[0]) / stats[1];
 }
 
-// Workspace, zeroed when allocated: stats (M, S), the block statistics (2 x n/256), the merge's
-// pairs (2 x its grid), and the counter (one unsigned).
+// Workspace, zeroed when allocated: stats, the block pairs, the merge's pairs, the counter.
 typedef struct {
     float *stats, *block_max, *block_sum, *group_max, *group_sum;
     unsigned *blocks_done;
@@ -140,7 +124,7 @@ static size_t exercise_workspace_bytes(size_t rows, size_t n)
     return (2 + 2 * blocks + 2 * merge_grid) * sizeof(float) + sizeof(unsigned);
 }
 
-// One softmax over the whole array (rows == 1, n = cols), in 3 launches.
+// rows == 1: one softmax over n = cols.
 static int exercise_softmax(const float *x, float *y, size_t rows, size_t n, void *workspace)
 {
     (void)rows;

@@ -1,23 +1,16 @@
-// Stage 04's exercise: a half-warp per row, for rows of at most 16 columns.
-//
-// warp_per_row gives each row a whole warp. On a row of 16 columns, lanes 16-31 load nothing and
-// only bring -inf to the shuffles: half the warp idles. Here each half-warp owns a row instead:
-// lanes 0-15 row 2w, lanes 16-31 row 2w + 1 of warp w, lane l of a half holding column l. A warp
-// then loads two rows, 128 contiguous bytes at 16 columns, and reduces both at once.
-//
-// The worked solution: half_warp_reduce runs the butterfly over offsets 8, 4, 2, 1 with width 16
-// (the scaffold is ../exercise.cu). The answers to README.md's questions are in README.md beside
-// this file.
+// Stage 04's exercise, solved (the scaffold is ../exercise.cu, the answers README.md here): a
+// half-warp per row of at most 16 columns, lanes 0-15 of warp w owning row 2w, lanes 16-31 row
+// 2w + 1.
 #include "../../common/check.h"
 #include "../warp.h"
 #include "../warp_reduce.cuh"
 
 #define THREADS 256
-#define HALF_WARP (WARP_SIZE / 2)             // lanes a row has, so the most columns it may have
+#define HALF_WARP (WARP_SIZE / 2)
 #define ROWS_PER_BLOCK (THREADS / HALF_WARP)
 
-// Every lane of the warp calls this with FULL_MASK; each half-warp gets its own row's result. The
-// offsets 8, 4, 2, 1 keep lane ^ offset in the lane's half, and width 16 says so to the hardware.
+// All 32 lanes call it. Offsets 8, 4, 2, 1 keep lane ^ offset in the lane's half; width 16
+// confines every shuffle to it.
 static __device__ __forceinline__ float half_warp_reduce(float value, reduce_op op)
 {
 #pragma unroll
@@ -26,11 +19,8 @@ static __device__ __forceinline__ float half_warp_reduce(float value, reduce_op 
     return value;
 }
 
-// No lane leaves early: all 32 must reach the FULL_MASK shuffles, and the warp of the last row
-// can hold it in one half and no row in the other. A lane past its row's end, or in a half whose
-// row is past the end, holds -inf, the identity of max, and writes nothing. In a real row, -inf
-// adds exp(-inf - m) = 0 to the sum; a half with no row gets m = -inf and a NaN sum, which it
-// never writes.
+// All 32 lanes reach both shuffles, even a half with no row (there are some in the last block).
+// A lane with no column holds -inf and writes nothing; such a half gets m = -inf and a NaN sum.
 static __global__ void half_warp_per_row_kernel(const float *x, float *y, size_t rows, size_t cols)
 {
     const size_t row = (size_t)blockIdx.x * ROWS_PER_BLOCK + threadIdx.x / HALF_WARP;
@@ -60,6 +50,6 @@ static int half_warp_per_row_softmax(const float *x, float *y, size_t rows, size
     return 1;
 }
 
-// One read of x and one write of y: 8 bytes per element.
+// 8 bytes per element: x is read once, y written once.
 extern "C" const softmax_variant warp_exercise_variant = {
     EXERCISE_VARIANT, 8.0, NULL, half_warp_per_row_softmax, half_warp_row_fits, "rows of at most 16 columns"};
