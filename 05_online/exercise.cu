@@ -1,20 +1,13 @@
 // Stage 05's exercise: the online statistic folded one element at a time.
 //
-// The online variant (online.cu) folds 16 bytes of x at a time with online_stat_add4, which
-// rescales the running sum once per four elements:
-//     m' = max(m, x0, x1, x2, x3),   d' = d * exp(m - m') + exp(x0 - m') + ... + exp(x3 - m')
-// This file is the same softmax over n, in the same two launches: a statistics kernel (each thread
-// folds its elements, the block combines its threads, the last block to finish combines the
-// blocks), then the normalize. Only the fold differs: fold_each, below, folds the four elements one
-// by one with online_stat_add, which rescales the sum at every element.
+// This is online.cu's softmax over n, in the same two launches, except that fold_each folds a
+// float4 one element at a time with online_stat_add, which rescales the sum at every element.
 //
-// Your part: fold_each, marked TODO. As shipped it folds nothing, so every statistic stays the empty
-// one (-inf, 0): the softmax's sum d is 0, and every output exp(x - (-inf)) * (1 / 0) is +inf, which
-// fails the check. Fold v.x, v.y, v.z and v.w into s with online_stat_add (online_stat.cuh), then run
+// Your part: fold_each, marked TODO. As shipped it folds nothing, so every statistic stays
+// (-inf, 0) and every output is +inf, which fails the check. Then run
 //     make && ./run --n 100M --variant exercise    (FAIL now; PASS when done)
-//     ./run --n 100M --variant online              (the same softmax with online_stat_add4)
-// and answer the questions in README.md, Exercise.
-// The worked solution is solution/exercise.cu; `./run_solution --n 100M --variant exercise` runs it.
+//     ./run --n 100M --variant online              (online_stat_add4's fold)
+// and answer the questions in README.md, Exercise. The worked solution is solution/exercise.cu.
 #include <stdint.h>
 
 #include "../common/check.h"
@@ -27,8 +20,8 @@
 #define UNROLL 4        // 16-byte loads in flight per thread
 
 // ---- Your part ---------------------------------------------------------------------------------
-// Returns the statistic of s's elements and the four of v: v.x, v.y, v.z, v.w folded in that order,
-// each with online_stat_add. An element of -inf must leave s as it is (the tail below pads with it).
+// Returns the statistic of s's elements and v's four, folded in the order v.x, v.y, v.z, v.w with
+// online_stat_add. An element of -inf must leave s as it is (the tail below pads with it).
 static __device__ __forceinline__ online_stat fold_each(online_stat s, float4 v)
 {
     (void)v; // TODO: fold v.x, v.y, v.z and v.w into s with online_stat_add, then return s
@@ -36,12 +29,9 @@ static __device__ __forceinline__ online_stat fold_each(online_stat s, float4 v)
 }
 // ---- End of your part --------------------------------------------------------------------------
 
-// online.cu's online_stats_kernel with fold_each in place of online_stat_add4. Each thread folds
-// the float4s i, i + stride, ... (UNROLL loads issued before the first is folded), then the last
-// n % 4 elements, one per thread, each padded with three -inf to a float4: -inf never raises the max
-// and adds exp(-inf) = 0 to the sum. The block combines its threads' statistics; the last block to
-// finish (blocks_done, after a __threadfence) combines every block's into *total and resets
-// blocks_done to 0 for the next launch.
+// online.cu's online_stats_kernel with fold_each in place of online_stat_add4. The last n % 4
+// elements, one a thread, are padded with three -inf to a float4: -inf never raises the max and
+// adds exp(-inf) = 0 to the sum.
 static __global__ void per_element_stats_kernel(const float *__restrict__ x, size_t n, online_stat *block_stats,
                                                 unsigned *blocks_done, online_stat *total)
 {
@@ -93,9 +83,7 @@ static __device__ __forceinline__ float4 softmax4(float4 v, float m, float inv_d
                        __expf(v.w - m) * inv_d);
 }
 
-// online.cu's normalize_kernel: y = exp(x - m) / d. Index i of the grid-stride loop is float4
-// number n4 - 1 - i: the walk starts at the end of x, which the statistics pass read last (still
-// partly in L2), and y is stored evict-first (__stcs) so that it does not push that part out.
+// online.cu's normalize_kernel: y = exp(x - m) / d, walking x from its end.
 static __global__ void per_element_normalize_kernel(const float *__restrict__ x, float *__restrict__ y, size_t n,
                                                     const online_stat *total)
 {
@@ -122,8 +110,8 @@ static __global__ void per_element_normalize_kernel(const float *__restrict__ x,
 // The grid of both kernels: one float4 per thread at most, a full GPU at most.
 static int per_element_grid(size_t n) { return gpu_grid_size(n / 4 + 1, THREADS, BLOCKS_PER_SM); }
 
-// The total, then a statistic per block, then the counter of blocks done (zeroed, as bench.h's
-// workspaces are, and left at 0 by every launch).
+// The total, a statistic per block, then the counter of blocks done (zeroed by bench.h, and left
+// at 0 by every launch).
 static size_t per_element_workspace_bytes(size_t rows, size_t n)
 {
     (void)rows;

@@ -1,51 +1,9 @@
-// Stage 05 — one pass for the max and the sum: the online softmax statistic.
-//
-// What changed since stage 04: stages 02-04 needed the max before they could start the sum,
-// because each exp was taken against the max. The online statistic (Milakov & Gimelshein, 2018)
-// keeps both at once: for the elements seen so far, m is their max and d = sum exp(x - m).
-// A new element x updates it with
-//     m' = max(m, x),   d' = d * exp(m - m') + exp(x - m')
-// (the old sum is rescaled to the new max), and two statistics of disjoint parts combine the same
-// way (online_stat_combine), which is associative: threads, warps, blocks and the grid can each
-// fold their part and combine in any grouping. The identity is (-inf, 0).
-//
-//   online (one softmax over n):
-//     1. online_stats_kernel   every thread folds its elements, 16 bytes (a float4) at a time
-//                              with 4 loads in flight; warps combine by shuffles, blocks through
-//                              32 shared slots; the last block to finish combines the blocks.
-//     2. normalize_kernel      y = exp(x - m) / d, 16 bytes in and out at a time. It walks x from
-//                              the end: the statistics pass read the end last, so up to an L2's
-//                              worth of it is still in cache; and it stores y "evict first"
-//                              (__stcs), so y does not push that part of x out before it is read.
-//     x is read twice and y written once: 12 bytes per element (stage 02 moved 16), in 2 launches.
-//
-//   online_rows (a softmax per row):
-//     rows of up to 1024: warps, the rows in registers (stage 04's mapping), with 16-byte loads
-//     when rows are 16-byte aligned (cols a multiple of 4; four rows a warp up to 64 columns, two
-//     at 129 to 256), stage 04's kernel otherwise.
-//     longer rows: one block per row, the row cached in shared memory. The block first asks for
-//     the whole row at once with cp.async (global to shared memory without passing through
-//     registers, so every load of the row is in flight together), then folds (m, d) from shared
-//     memory and normalizes from it: 1 read + 1 write, 8 bytes per element.
-//     rows whose cache leaves room for only one block per SM (a 50257-float row is 196 KiB of the
-//     227 KiB a Hopper block may have): a cluster of two blocks per row, each caching half,
-//     exchanging their (m, d) through distributed shared memory. Two half-rows share an SM: twice
-//     the bytes in flight of one whole row. Rows whose half no longer fits half an SM are cached
-//     whole by one block while they fit, then read a second time (online_rows_softmax).
-//     16-byte loads need 16-byte aligned addresses, and with an odd number of columns most rows
-//     do not start on one: each row is split into a scalar head up to the first 16-byte boundary,
-//     a body of float4s, and a scalar tail (row_split). The cache is shifted by the head's
-//     misalignment so that the body lands 16-byte aligned in shared memory too.
-//
-//   exp: __expf, the hardware's approximation (ex2.approx after a multiply by log2 e). Its error
-//   grows with |x - m| but stays near 1e-6 relative where the result is above float's smallest
-//   normal numbers, far inside the 1e-4 tolerance; stages 01-04 keep expf.
-//
-// Run:   make stage5 && ./run                              (1-D and rows, against cuDNN)
-//        ./run --rows 8192 --cols 50257 --variant online_rows
-//
-// The numbers, measured: EXPERIMENTS.md, Experiment 5 (data: plots/data/h200/05_online.csv);
-// README.md says what limits the row softmax at 131072 x 128 and at 8192 x 50257.
+// Stage 05: the online softmax, with the statistic (m, d) of online_stat.cuh.
+// One softmax over n (`online`) takes two kernels: online_stats_kernel folds x into (m, d) and the
+// last block to finish combines the blocks' statistics; normalize_kernel writes y = exp(x - m) / d.
+// x is read twice and y written once, 12 bytes per element. A softmax per row (`online_rows`) runs
+// a kernel of row_kernels.cuh, which online_rows_softmax picks by row length (README.md's table).
+// Read next: online_stats_kernel and normalize_kernel below, then row_kernels.cuh.
 #include <stdint.h>
 
 #include "../04_warp/warp.h"
@@ -69,6 +27,9 @@ __device__ __forceinline__ float4 softmax4(float4 v, float m, float inv_d)
 
 // ---- One softmax over n -------------------------------------------------------------------------
 
+// Each thread folds the float4s i, i + stride, ... of x, then at most one of the last n % 4
+// elements. The block combines its threads; the last block to finish combines every block's
+// statistic into *total and sets *blocks_done back to 0 for the next launch.
 static __global__ void online_stats_kernel(const float *__restrict__ x, size_t n, online_stat *block_stats,
                                            unsigned *blocks_done, online_stat *total)
 {
@@ -94,7 +55,8 @@ static __global__ void online_stats_kernel(const float *__restrict__ x, size_t n
         s = online_stat_add(s, x[j]); // the last n % 4 elements
     s = block_combine(s, warp_stats);
 
-    // The last block to finish combines every block's statistic (the pattern of stage 03's merge).
+    // Stage 03's pattern: each block publishes its statistic, fences, then takes a ticket; the
+    // block that takes the last ticket combines them all.
     if (threadIdx.x == 0) {
         block_stats[blockIdx.x] = s;
         __threadfence();
@@ -115,7 +77,9 @@ static __global__ void online_stats_kernel(const float *__restrict__ x, size_t n
     }
 }
 
-// Index i of the grid-stride loop is float4 number n4 - 1 - i: the walk starts at the end of x.
+// Index i of the grid-stride loop is float4 number n4 - 1 - i: the walk starts at the end of x,
+// which the statistics pass read last and which is partly still in L2. y is stored evict-first
+// (__stcs), so that it does not push that part of x out before it is read.
 static __global__ void normalize_kernel(const float *__restrict__ x, float *__restrict__ y, size_t n,
                                         const online_stat *total)
 {
@@ -170,7 +134,7 @@ static int online_softmax(const float *x, float *y, size_t rows, size_t n, void 
     return 2;
 }
 
-// ---- A softmax per row: the kernels are in row_kernels.cuh; here, how they are picked and launched
+// ---- A softmax per row: how the kernels of row_kernels.cuh are picked and launched -------------
 
 // Allows `kernel` the most dynamic shared memory a block may have (the opt-in limit less the
 // kernel's own static shared memory) and returns that amount.
@@ -213,11 +177,10 @@ static void read_budget(void)
     }
 }
 
-// warp_row4_kernel's blocks: 128 threads, 4 warps (any multiple of 32 works: the kernel takes its
-// warps a block from blockDim). Its rows a warp by row length: four up to 64 columns, where a row
-// of float4s leaves half a warp's lanes or more without one; one at 65 to 128 columns; two at 129
-// to 256, where each lane holds two float4s a row; one beyond. The block size and the rows a warp
-// are measured choices (README.md, "Where the goals were missed").
+// warp_row4_kernel's blocks: 128 threads, 4 warps (any multiple of 32 works: the kernel reads its
+// warps a block from blockDim). Rows a warp: four up to 64 columns, where one row leaves half a
+// warp's lanes or more without a float4; one at 65 to 128; two at 129 to 256, each lane holding
+// two float4s a row; one beyond.
 #define WARP_ROW_THREADS 128
 
 static int warp_rows_softmax(const float *x, float *y, size_t rows, size_t cols, void *workspace)
@@ -244,6 +207,10 @@ static int warp_rows_softmax(const float *x, float *y, size_t rows, size_t cols,
     return 1;
 }
 
+// Up to 1024 columns a warp takes one to four rows. Longer rows go to a cluster of two blocks of
+// 512, half a row each, when a whole-row cache would leave room for only one block an SM and a
+// half fits in half an SM (compute capability 9.0, x and y aligned alike); otherwise to one block
+// that caches the row while it fits, and past that to one block that reads x twice.
 static int online_rows_softmax(const float *x, float *y, size_t rows, size_t cols, void *workspace)
 {
     if (warp_per_row_variant.supports(rows, cols)) // rows short enough for registers (stage 04)

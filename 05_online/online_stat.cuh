@@ -1,8 +1,7 @@
-// The online softmax statistic (stage 05): for the elements folded in so far, m is their max and
-// d = sum exp(x - m). Stage 05's kernels fold and combine it; stage 06 keeps it beside the top K.
-// A NaN or +inf element makes d NaN, and NaN stays in d through every later fold and combine (NaN
-// times anything, 0 included, is NaN): such a row has no softmax, and all its outputs come out NaN
-// (common/reference.h).
+// The online softmax statistic: for the elements folded in so far, m is their max and
+// d = sum exp(x - m). The combine is associative with identity (-inf, 0). A NaN or +inf element
+// makes d NaN, and every later fold and combine keeps it NaN (common/reference.h's rule).
+// Read next: online.cu, online_stats_kernel.
 #ifndef ONLINE_STAT_CUH
 #define ONLINE_STAT_CUH
 
@@ -23,16 +22,9 @@ __device__ __forceinline__ online_stat make_stat(float m, float d)
 
 #define ONLINE_IDENTITY make_stat(-INFINITY, 0.0f)
 
-// The sum while the max is -inf. Everything folded in so far is then -inf or NaN (fmaxf passes over
-// a NaN, so a lone NaN element, make_stat(NaN, 1), can leave the max at -inf), and exp(x - m) would
-// be exp(-inf - -inf) = NaN for every -inf. Instead each -inf weighs exp(-inf) = 0 and a NaN makes
-// the sum NaN. `maxima` adds up the maxima (or, in add4, the elements) met: a cheap test for any
-// NaN, since -inf + -inf = -inf and a NaN makes the total NaN. `sums` adds up the running sums met;
-// times 0, a finite one gives 0 and a NaN stays NaN. Such a statistic stays (-inf, 0) or (-inf,
-// NaN) until a number arrives; a row of nothing but -inf gets its NaN outputs in the normalize, from
-// exp(-inf - -inf). No exp here: the fold of a row of numbers never takes this case (idle lanes'
-// empty statistics meet here once a block), and it must cost that fold nothing (README.md, "Where
-// the goals were missed").
+// The sum while the max is -inf, when everything folded in is -inf or NaN (fmaxf skips a NaN).
+// Each -inf weighs 0, not exp(-inf - -inf) = NaN, and no exp is taken. `maxima` sums the maxima
+// (or elements) met and is NaN if one was; `sums` sums the running sums: 0 times it is 0 or NaN.
 __device__ __forceinline__ float sum_while_empty(float maxima, float sums)
 {
     return maxima == -INFINITY ? sums * 0.0f : maxima;
@@ -46,7 +38,7 @@ __device__ __forceinline__ online_stat online_stat_combine(online_stat a, online
     return make_stat(m, a.d * __expf(a.m - m) + b.d * __expf(b.m - m));
 }
 
-// Folds four elements in: one rescale of the running sum per four, not per element.
+// Folds four elements in, with one rescale of the running sum for all four.
 __device__ __forceinline__ online_stat online_stat_add4(online_stat s, float4 v)
 {
     const float m = fmaxf(fmaxf(s.m, fmaxf(v.x, v.y)), fmaxf(v.z, v.w));
@@ -71,7 +63,7 @@ __device__ __forceinline__ online_stat warp_combine(online_stat s)
     return s;
 }
 
-// As block_reduce_by_warps (stage 04), for the pair: every thread gets the block's statistic.
+// As stage 04's block_reduce_by_warps, for the pair: every thread returns the block's statistic.
 __device__ __forceinline__ online_stat block_combine(online_stat s, online_stat *warp_stats)
 {
     const unsigned lane = threadIdx.x % WARP_SIZE, warp = threadIdx.x / WARP_SIZE;

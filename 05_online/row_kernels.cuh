@@ -1,9 +1,8 @@
-// The row kernels of online_rows (stage 05): a warp per row (or two or four) in registers, a
-// cluster of two blocks per row each caching half of it, and a block per row with the row cached
-// in shared memory or read twice. online.cu includes this file and launches them
-// (online_rows_softmax picks one by row length).
-// Assumes: UNROLL and softmax4 from online.cu, which defines them before it includes this file;
-// the statistic of online_stat.cuh.
+// The row kernels of online_rows: a warp with one, two or four rows in registers, a cluster of two
+// blocks that each cache half a row, and a block per row that caches its row in shared memory or
+// reads it twice. online.cu includes this file, after it defines UNROLL and softmax4, and
+// online_rows_softmax there picks a kernel by row length.
+// Read split_row, warp_row4_kernel, block_row_kernel, cluster_row_kernel, then online_rows_softmax.
 #ifndef ROW_KERNELS_CUH
 #define ROW_KERNELS_CUH
 
@@ -35,11 +34,10 @@ __device__ __forceinline__ row_split split_row(const float *row, size_t cols)
 // Rows of up to 1024 columns, cols a multiple of 4, 16-byte aligned: a warp takes R rows, lane l
 // holding float4s l, l+32, ... of each (K4 per row; K4 and R are compile-time constants, so the
 // values stay in registers). All R x K4 loads are issued before the first is used, and the R rows'
-// reductions are independent: with R > 1 a warp has more bytes in flight. A block of blockDim.x
-// threads (a multiple of 32) takes blockDim.x / 32 x R consecutive rows; the launch sizes the grid
-// with the same numbers. With the row in registers the max and the sum are two cheap shuffle
-// reductions: the online form (an exp in every combine) pays only when the elements stream past
-// once.
+// reductions are independent, so with R > 1 a warp has more bytes in flight. A block of
+// blockDim.x threads (a multiple of 32) takes blockDim.x / 32 x R consecutive rows; the launch
+// sizes the grid with the same numbers. The max and the sum are two shuffle reductions, since the
+// whole row is already in registers.
 template <int K4, int R>
 static __global__ void warp_row4_kernel(const float *__restrict__ x, float *__restrict__ y, size_t rows, size_t cols)
 {
@@ -85,11 +83,10 @@ static __global__ void warp_row4_kernel(const float *__restrict__ x, float *__re
     }
 }
 
-// Rows whose cache would leave room for only one block per SM: a cluster of two blocks per row
-// (Hopper's thread block clusters), each caching half of the row's float4 body in its own shared
-// memory. Two half-rows fit on an SM: twice the bytes in flight of one whole row. The two
-// statistics meet through distributed shared memory: each block reads its partner's with
-// cluster.map_shared_rank. x and y must be aligned alike (the host checks).
+// A cluster of two blocks per row (compute capability 9.0): rank 0 caches the first half of the
+// row's float4 body in its shared memory, rank 1 the second. Each folds its half, then reads its
+// partner's statistic through distributed shared memory (cluster.map_shared_rank), so both
+// normalize with the row's (m, d). x and y must be aligned alike (the host checks).
 static __global__ void cluster_row_kernel(const float *__restrict__ x, float *__restrict__ y, size_t cols)
 {
 #if __CUDA_ARCH__ >= 900

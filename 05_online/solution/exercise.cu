@@ -1,16 +1,12 @@
-// Stage 05's exercise: the online statistic folded one element at a time.
+// Stage 05's exercise, worked: the online statistic folded one element at a time.
 //
-// The online variant (online.cu) folds 16 bytes of x at a time with online_stat_add4, which
-// rescales the running sum once per four elements:
+// This is online.cu's softmax over n, in the same two launches, except that fold_each folds a
+// float4 one element at a time with online_stat_add, which rescales the sum at every element;
+// online_stat_add4 rescales it once per four:
 //     m' = max(m, x0, x1, x2, x3),   d' = d * exp(m - m') + exp(x0 - m') + ... + exp(x3 - m')
-// This file is the same softmax over n, in the same two launches: a statistics kernel (each thread
-// folds its elements, the block combines its threads, the last block to finish combines the
-// blocks), then the normalize. Only the fold differs: fold_each, below, folds the four elements one
-// by one with online_stat_add, which rescales the sum at every element.
-//
-// The worked solution: fold_each calls online_stat_add four times (the scaffold is ../exercise.cu).
-// Build and run it with `make && ./run_solution --n 100M --variant exercise`. The answers to
-// README.md's questions, predictions with their arithmetic, are in README.md beside this file.
+// Here fold_each calls online_stat_add four times (the scaffold is ../exercise.cu). Run it with
+// `make && ./run_solution --n 100M --variant exercise`; README.md beside this file answers the
+// questions of ../README.md, Exercise, with their arithmetic.
 #include <stdint.h>
 
 #include "../../common/check.h"
@@ -23,8 +19,8 @@
 #define UNROLL 4        // 16-byte loads in flight per thread
 
 // ---- The exercise's part -----------------------------------------------------------------------
-// Returns the statistic of s's elements and the four of v: v.x, v.y, v.z, v.w folded in that order,
-// each with online_stat_add. An element of -inf must leave s as it is (the tail below pads with it).
+// Returns the statistic of s's elements and v's four, folded in the order v.x, v.y, v.z, v.w with
+// online_stat_add. An element of -inf must leave s as it is (the tail below pads with it).
 static __device__ __forceinline__ online_stat fold_each(online_stat s, float4 v)
 {
     s = online_stat_add(s, v.x);
@@ -34,12 +30,9 @@ static __device__ __forceinline__ online_stat fold_each(online_stat s, float4 v)
 }
 // ---- End of the exercise's part ----------------------------------------------------------------
 
-// online.cu's online_stats_kernel with fold_each in place of online_stat_add4. Each thread folds
-// the float4s i, i + stride, ... (UNROLL loads issued before the first is folded), then the last
-// n % 4 elements, one per thread, each padded with three -inf to a float4: -inf never raises the max
-// and adds exp(-inf) = 0 to the sum. The block combines its threads' statistics; the last block to
-// finish (blocks_done, after a __threadfence) combines every block's into *total and resets
-// blocks_done to 0 for the next launch.
+// online.cu's online_stats_kernel with fold_each in place of online_stat_add4. The last n % 4
+// elements, one a thread, are padded with three -inf to a float4: -inf never raises the max and
+// adds exp(-inf) = 0 to the sum.
 static __global__ void per_element_stats_kernel(const float *__restrict__ x, size_t n, online_stat *block_stats,
                                                 unsigned *blocks_done, online_stat *total)
 {
@@ -91,9 +84,7 @@ static __device__ __forceinline__ float4 softmax4(float4 v, float m, float inv_d
                        __expf(v.w - m) * inv_d);
 }
 
-// online.cu's normalize_kernel: y = exp(x - m) / d. Index i of the grid-stride loop is float4
-// number n4 - 1 - i: the walk starts at the end of x, which the statistics pass read last (still
-// partly in L2), and y is stored evict-first (__stcs) so that it does not push that part out.
+// online.cu's normalize_kernel: y = exp(x - m) / d, walking x from its end.
 static __global__ void per_element_normalize_kernel(const float *__restrict__ x, float *__restrict__ y, size_t n,
                                                     const online_stat *total)
 {
@@ -120,8 +111,8 @@ static __global__ void per_element_normalize_kernel(const float *__restrict__ x,
 // The grid of both kernels: one float4 per thread at most, a full GPU at most.
 static int per_element_grid(size_t n) { return gpu_grid_size(n / 4 + 1, THREADS, BLOCKS_PER_SM); }
 
-// The total, then a statistic per block, then the counter of blocks done (zeroed, as bench.h's
-// workspaces are, and left at 0 by every launch).
+// The total, a statistic per block, then the counter of blocks done (zeroed by bench.h, and left
+// at 0 by every launch).
 static size_t per_element_workspace_bytes(size_t rows, size_t n)
 {
     (void)rows;
