@@ -125,7 +125,6 @@ fuzz:
 # line and exit 2. Each is checked by make itself, as it was written ($(value): unexpanded), and no
 # shell sees it before it passes: a value that would run something (`...`, $(...)) is refused, not
 # run.
-comma := ,
 empty :=
 space := $(empty) $(empty)
 # $(1) with each digit replaced by $(2).
@@ -145,12 +144,10 @@ stage_of = $(call stage_dir,$(filter 1 2 3 4 5 6,$(call whole,$(1))))
 # The program $(1) as the shell finds it: a path that exists, or a name in a folder of PATH.
 find_program = $(if $(findstring /,$(1)),$(wildcard $(1)),$(if $(1),$(firstword $(wildcard $(addsuffix /$(1),$(subst :, ,$(PATH)))))))
 
-# ARCH as common/build.mk checks it (sm_ and a number, one or more, by spaces or commas), here too
-# so that a bad one is refused in one line before a stage's make starts.
+# ARCH as common/build.mk checks it, here too so that a bad one is refused in one line before a
+# stage's make starts.
 ifneq ($(origin ARCH),undefined)
-  ARCH_LIST := $(strip $(subst $(comma), ,$(value ARCH)))
-  ARCH_BAD := $(strip $(foreach a,$(ARCH_LIST),$(if $(and $(filter sm_%,$(a)),$(call whole,$(a:sm_%=%))),,$(a))))
-  $(if $(and $(ARCH_LIST),$(if $(ARCH_BAD),,ok)),,$(error ARCH must name architectures like sm_90 or "sm_80 sm_90", got '$(value ARCH)'))
+  include common/arch.mk
 endif
 ifneq ($(filter sanitize,$(MAKECMDGOALS)),)
   $(if $(value STAGE),$(if $(chosen_stage),,$(error make sanitize STAGE=$(value STAGE): give a stage, 1 to 6, or no STAGE for all)))

@@ -1,7 +1,7 @@
 /* cuDNN's softmax as a variant, so stages can measure the library in the same run. Built only
  * when the build finds cuDNN (HAVE_CUDNN); without it the stages say so and leave its rows out. */
-#ifndef CUDNN_SOFTMAX_H
-#define CUDNN_SOFTMAX_H
+#ifndef ONLINE_CUDNN_SOFTMAX_H
+#define ONLINE_CUDNN_SOFTMAX_H
 
 #include "../common/bench.h"
 

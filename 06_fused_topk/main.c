@@ -247,7 +247,7 @@ static void read_input_logits(const char *path, npy_file *opened, npy_logits *fi
 typedef struct {
     draw_params params;
     const topk_variant *drawer; /* fast_row, fast_split or fast; NULL without --sample */
-} sampling;
+} draw_choice;
 
 /* What a run on --rows/--cols or --input asks for, settled before the GPU is opened. */
 typedef struct {
@@ -257,7 +257,7 @@ typedef struct {
     npy_logits file;   /* --input's shape, and once read its logits */
     npy_file opened;   /* --input, open from its header's judgement to its data's read */
     bool from_file;
-    sampling draw;
+    draw_choice draw;
     topk_outputs out;
 } request;
 
@@ -429,7 +429,7 @@ static int custom_run(const stage_context *st, request *q, const char **failed_a
     title(st, q->from_file ? "Your logits." : "Random logits.");
     int failed = experiment(st, &c, all, N_VARIANTS, q->k, q->from_file ? "input" : "custom");
     draw_run drawn;
-    const sampling *draw = q->draw.drawer ? &q->draw : NULL;
+    const draw_choice *draw = q->draw.drawer ? &q->draw : NULL;
     if (draw) {
         drawn = draw_run_create(&c, q->k, draw->params, draws_split(draw->drawer, &c));
         printf("\n");
@@ -449,11 +449,8 @@ static void parse_flags(stage_context *st, topk_options *t, int argc, char **arg
     for (int v = 0; v < N_VARIANTS; v++)
         names[v] = all[v]->name;
     topk_options_defaults(t);
-    const cli_table own = {topk_flags, t};
+    const cli_own_flags own = topk_own_flags(t);
     stage_parse(st, argc, argv, about, names, N_VARIANTS, STAGE_READS_ROWS, &own);
-    char err[512];
-    if (topk_options_check(&st->opts, t, err, sizeof err))
-        die(EXIT_USAGE, "%s", err);
 }
 
 int main(int argc, char **argv)

@@ -6,7 +6,6 @@
 # Left unset, it is read from the GPU (nvidia-smi); with no GPU (as in CI) the build targets
 # sm_75, sm_80, sm_86, sm_89 and sm_90, plus PTX for newer GPUs.
 
-comma := ,
 COMMON_DIR := $(patsubst %/,%,$(dir $(lastword $(MAKEFILE_LIST))))
 ROOT := $(patsubst %/common,%,$(COMMON_DIR))
 
@@ -31,14 +30,9 @@ ifeq ($(origin ARCH),environment)
 endif
 ARCH_SOURCE ?= set on the command line
 
-# Each architecture sm_ and a number, checked by make itself as ARCH was written ($(value):
-# unexpanded), before any shell sees it; the newest by number (100 is newer than 90), for the PTX.
-no_digits = $(subst 0,,$(subst 1,,$(subst 2,,$(subst 3,,$(subst 4,,$(subst 5,,$(subst 6,,$(subst 7,,$(subst 8,,$(subst 9,,$(1)))))))))))
-is_arch = $(and $(filter sm_%,$(1)),$(1:sm_%=%),$(if $(call no_digits,$(1:sm_%=%)),,$(1)))
-ARCH_LIST := $(strip $(subst $(comma), ,$(value ARCH)))
-ifneq ($(or $(if $(ARCH_LIST),,empty),$(strip $(foreach a,$(ARCH_LIST),$(if $(call is_arch,$(a)),,$(a))))),)
-  $(error ARCH must name architectures like sm_90 or "sm_80 sm_90", got '$(value ARCH)')
-endif
+# Each architecture sm_ and a number (arch.mk); the newest by number (100 is newer than 90), for the
+# PTX.
+include $(COMMON_DIR)/arch.mk
 export ARCH ARCH_SOURCE
 ARCH_NEWEST := $(shell printf '%s\n' $(ARCH_LIST:sm_%=%) | sort -n | tail -n 1)
 GENCODE := $(foreach a,$(ARCH_LIST),-gencode arch=compute_$(a:sm_%=%),code=$(a)) \

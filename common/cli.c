@@ -296,20 +296,20 @@ cli_status cli_parse(int argc, char **argv, const cli_table *tables, int n_table
     return CLI_OK;
 }
 
-int cli_check(const cli_options *o, double largest, const char *type, char *err, size_t err_len)
+cli_status cli_check(const cli_options *o, double largest, const char *type, char *err, size_t err_len)
 {
     if ((o->rows == 0) != (o->cols == 0))
-        return fail(err, err_len, "--rows and --cols go together"), -1;
+        return fail(err, err_len, "--rows and --cols go together");
     if (type && input_largest_magnitude(o->input) > largest)
         return fail(err, err_len, "--range %.9g:%.9g: --dist %s would draw numbers past %s's largest, %.9g",
-                    o->input.lo, o->input.hi, dist_name(o->input.dist), type, largest), -1;
+                    o->input.lo, o->input.hi, dist_name(o->input.dist), type, largest);
     if (o->rows && !cli_shape_fits(o->rows, o->cols))
         return fail(err, err_len, "--rows x --cols: %zu x %zu is more than %zu elements (a block per 256 of them, "
-                    "at most 2^31 - 1 blocks)", o->rows, o->cols, CLI_MAX_ELEMENTS), -1;
+                    "at most 2^31 - 1 blocks)", o->rows, o->cols, CLI_MAX_ELEMENTS);
     if (o->rows && o->n_sizes)
         return fail(err, err_len, "give either --n/--sizes (one softmax over n) or --rows/--cols (one per row), "
-                    "not both"), -1;
-    return 0;
+                    "not both");
+    return CLI_OK;
 }
 
 void cli_print_help(FILE *out, const char *about, const cli_table *tables, int n_tables)

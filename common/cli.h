@@ -19,8 +19,9 @@ extern "C" {
 #define CLI_MAX_SIZES 32
 
 /* The largest shapes, checked where the counts are parsed:
- *  - rows: at most CLI_MAX_ROWS = 2^31 - 1. Stages 04 and later launch a block per row, and a grid
- *    holds at most 2^31 - 1 blocks.
+ *  - rows: at most CLI_MAX_ROWS = 2^31 - 1. The block-per-row variants of stages 04 and later launch
+ *    a block per row, and a grid holds at most 2^31 - 1 blocks (online_rows's two blocks a row serve
+ *    only rows of over 28K elements, which the element bound keeps below 2^25).
  *  - elements, n or rows x cols: at most CLI_MAX_ELEMENTS = 256 x (2^31 - 1). Stages 02 to 05 launch
  *    a block per 256 elements for one softmax over n. That is 2.2 TB of float32, more than any GPU
  *    holds: no shape a GPU could take is refused, and one it cannot hold is refused by the memory
@@ -87,7 +88,8 @@ typedef enum { CLI_OK, CLI_HELP, CLI_ERROR } cli_status;
 void cli_defaults(cli_options *opts);
 
 /* Parses argv[1..argc-1] by tables[0..n_tables-1] into their values (which start from their
- * defaults). "--flag value" and "--flag=value" both work; --help or -h anywhere gives CLI_HELP. On
+ * defaults). "--flag value" and "--flag=value" both work; --help or -h as an argument of its own
+ * (not as a flag's value) gives CLI_HELP. On
  * CLI_ERROR, err holds one printable line that says what is wrong; what it quotes of the command line
  * is escaped (quote_arg() in check.h). */
 cli_status cli_parse(int argc, char **argv, const cli_table *tables, int n_tables, char *err, size_t err_len);
@@ -95,8 +97,17 @@ cli_status cli_parse(int argc, char **argv, const cli_table *tables, int n_table
 /* The checks across the shared flags once they are parsed: --rows with --cols, the numbers that
  * --dist and --range draw within `largest` (the largest value of the type they are stored in,
  * `type`; NULL: nothing is drawn), the shape within cli_shape_fits(), and --n/--sizes or
- * --rows/--cols, not both. 0, or -1 with err set. */
-int cli_check(const cli_options *opts, double largest, const char *type, char *err, size_t err_len);
+ * --rows/--cols, not both. CLI_OK, or CLI_ERROR with err set. */
+cli_status cli_check(const cli_options *opts, double largest, const char *type, char *err, size_t err_len);
+
+/* A stage's own flags: their table, what the stage's inputs are drawn as (the largest value of their
+ * type and its name, or NULL where nothing is drawn), and its refusals across its flags and the
+ * shared ones (0, or -1 with one line in err), made before a --variant or an output is judged. */
+typedef struct {
+    cli_table table;
+    const char *(*drawn_as)(const void *values, double *largest);
+    int (*check)(const cli_options *opts, const void *values, char *err, size_t err_len);
+} cli_own_flags;
 
 /* Parses a count from 1 to max such as "1000", "10K", "1M", "1e7" (K, M, G are powers of ten), digits
  * first. 0 on success. */

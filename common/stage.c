@@ -55,7 +55,7 @@ static void check_variant(const char *variant, const char *const *names, int n_n
 }
 
 void stage_parse(stage_context *st, int argc, char **argv, const char *about, const char *const *names,
-                 int n_names, stage_kind kind, const cli_table *own)
+                 int n_names, stage_kind kind, const cli_own_flags *own)
 {
     cli_options *o = &st->opts;
     cli_defaults(o);
@@ -67,12 +67,16 @@ void stage_parse(stage_context *st, int argc, char **argv, const char *about, co
         tables[n_tables++] = (cli_table){cli_shape_flags, o};
     tables[n_tables++] = (cli_table){cli_shared_flags, o};
     if (own)
-        tables[n_tables++] = *own;
+        tables[n_tables++] = own->table;
     cli_parse_or_exit(argc, argv, tables, n_tables, about);
     st->kind = kind;
+    double largest = FLT_MAX;
+    const char *type = own ? own->drawn_as(own->table.values, &largest) : "float32";
     char err[512];
-    if (cli_check(o, FLT_MAX, own ? NULL : "float32", err, sizeof err))
+    if (cli_check(o, largest, type, err, sizeof err) != CLI_OK)
         die(EXIT_USAGE, "%s (see --help)", err);
+    if (own && own->check(o, own->table.values, err, sizeof err))
+        die(EXIT_USAGE, "%s", err);
     if (o->variant)
         check_variant(o->variant, names, n_names);
     st->bench = (bench_settings){.csv = o->csv_path ? outfile_open_or_exit(o->csv_path, "CSV file") : NULL};

@@ -36,13 +36,13 @@ void stage_start(stage_context *st, int argc, char **argv, const char *about,
                  relative_mode relative);
 
 /* The first half of the start: parses the kind's shared flags and the stage's own (`own`, or NULL;
- * `about` opens --help), refusing a --variant not among names[0..n_names-1], and opens --csv's
- * temporary beside the file (outfile.h), which finds a path that cannot be written. A softmax's
- * --range is checked against float32's largest; a stage with its own flags checks its own. Each
- * failure is one line and exit 2. The GPU is not touched, so a stage can refuse more of the command
- * line before stage_open(). */
+ * `about` opens --help), checks them (cli_check, against what `own` says the inputs are drawn as,
+ * float32 without it; then own's check), refuses a --variant not among names[0..n_names-1], and
+ * opens --csv's temporary beside the file (outfile.h), which finds a path that cannot be written.
+ * Each failure is one line and exit 2. The GPU is not touched, so a stage can refuse more of the
+ * command line before stage_open(). */
 void stage_parse(stage_context *st, int argc, char **argv, const char *about, const char *const *names,
-                 int n_names, stage_kind kind, const cli_table *own);
+                 int n_names, stage_kind kind, const cli_own_flags *own);
 
 /* The second half: opens the GPU, measures the kind's ceiling, prints the device, and writes the
  * CSV's header with `columns`; timing rows are compared with their baseline as `relative` says. */

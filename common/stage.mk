@@ -2,7 +2,7 @@
 # A stage's Makefile is:
 #     include sources.mk                   (STAGE_SOURCES += the stage's files, from the repo root)
 #     LINKED_SRCS := 01_naive/naive.cu     (optional: earlier stages' kernels, from the repo root)
-#     LIBRARY_MK := cudnn.mk               (optional: a library measured beside, build.mk)
+#     LIBRARY_MK := library.mk             (optional: a library measured beside, build.mk)
 #     include ../common/stage.mk
 # Every stage has an exercise: exercise.cu, the scaffold the student completes, is linked into ./run;
 # ./run_solution is the same program with solution/exercise.cu in its place.

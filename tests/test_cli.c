@@ -24,7 +24,7 @@ static cli_status parse(cli_options *o, int argc, const char **argv)
     const cli_status st = cli_parse(argc, (char **)argv, tables, 4, err, sizeof err);
     if (st != CLI_OK)
         return st;
-    return cli_check(o, FLT_MAX, t.input_path ? NULL : "float32", err, sizeof err) ? CLI_ERROR : CLI_OK;
+    return cli_check(o, FLT_MAX, t.input_path ? NULL : "float32", err, sizeof err);
 }
 
 #define PARSE(o, ...)                                                                              \

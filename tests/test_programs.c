@@ -232,6 +232,12 @@ Test(programs, topk_bad_input_is_one_line_and_exit_2)
         {"--input '/nonexistent/a\nb.npy'", "run: --input /nonexistent/a\\x0ab.npy: cannot read it: No such file"},
         {"--input x.npy --rows 2 --cols 3", "run: --input: the shape comes from the file"},
         {"--input x.npy --range 0:1e39", "run: --range: the logits come from --input\n"},
+        /* The flags' own refusals come before a --variant's and an output file's. */
+        {"--variant nope --input f.npy --dist normal", "run: --dist: the logits come from --input\n"},
+        {"--csv /nonexistent/x.csv --input f.npy --range 0:1", "run: --range: the logits come from --input\n"},
+        {"--variant nope --rows 1 --cols 3e9", "run: --cols 3000000000: a row holds at most 2147483647 logits"},
+        {"--rows 2 --cols 3e11 --range 0:1e6 --dtype fp16", "run: --range 0:1000000: --dist uniform would draw "
+                                                             "numbers past fp16's largest"},
         {"--rows 4 --cols 100 --k 33 --variant fused", "run: --variant fused handles K up to 32, not 33\n"},
         {"--rows 4 --cols 2000 --k 1025 --variant fast", "run: --variant fast handles K up to 1024, not 1025\n"},
         {"--rows 4 --cols 100 --dtype bf16 --variant fused", "run: --variant fused takes float32 logits only, not bf16\n"},

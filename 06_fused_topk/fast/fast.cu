@@ -81,7 +81,7 @@ extern "C" bool fast_pdl_available(logit_dtype dtype)
 
 // fast takes fast_split for a batch of at most this many rows of float32 logits, and half as many
 // of 16-bit ones (a row of which the split takes longer to rank), where the GPU has clusters
-// (fast_picks below has the whole rule).
+// (fast_kernel_for below has the whole rule).
 #define FAST_SPLIT_MOST_ROWS 32
 
 extern "C" bool fast_takes_split(size_t rows, logit_dtype dtype)

@@ -22,8 +22,8 @@
  * weight, P x total at one, a weight at M). The reference reports how far its row is from the
  * nearest such boundary, relative to the total (`margin`); a different token is accepted only in a
  * row whose margin is below DRAW_MARGIN, and such rows are counted. */
-#ifndef DRAW_REFERENCE_H
-#define DRAW_REFERENCE_H
+#ifndef TOPK_DRAW_REFERENCE_H
+#define TOPK_DRAW_REFERENCE_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,8 +1,8 @@
 /* Stage 06's draw of one token a row (--sample, and the default run's `sample` rows): fast's top-K
  * with the draw fused in (fast/draw.cuh), checked against the fp64 reference (draw_reference.h) on
  * every row, and only then timed. */
-#ifndef DRAW_RUN_H
-#define DRAW_RUN_H
+#ifndef TOPK_DRAW_RUN_H
+#define TOPK_DRAW_RUN_H
 
 #include "../fused_topk.h"
 

@@ -1,8 +1,8 @@
 /* The types logits come in: float32, and the two 16-bit floats models emit (bfloat16: float32's
  * exponent with 8 bits of mantissa; fp16: 5 exponent bits, 11 of mantissa). The host converts with
  * round-to-nearest-even, as the GPU's conversions do, so a logit means the same number on both. */
-#ifndef DTYPE_H
-#define DTYPE_H
+#ifndef TOPK_DTYPE_H
+#define TOPK_DTYPE_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -3,8 +3,8 @@
  * a multiple of 64 bytes, then the raw elements. Stage 06 reads logits from one and writes its
  * top-K indices and probabilities to two, so anyone can run it on their own logits and check the
  * answer with numpy. */
-#ifndef NPY_H
-#define NPY_H
+#ifndef TOPK_NPY_H
+#define TOPK_NPY_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -8,8 +8,8 @@
  * Stage 06's draw keys it by the seed and counts by the row: a row's uniform depends on (seed, row)
  * alone, never on which thread, block or kernel computes it, and the fp64 reference (draw_reference.c)
  * computes the very same one. Header-only, for C11 host code and CUDA device code alike. */
-#ifndef PHILOX_H
-#define PHILOX_H
+#ifndef TOPK_PHILOX_H
+#define TOPK_PHILOX_H
 
 #include <stdint.h>
 

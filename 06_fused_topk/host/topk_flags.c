@@ -124,16 +124,21 @@ const cli_flag topk_flags[] = {
     {NULL},
 };
 
-int topk_options_check(const cli_options *o, const topk_options *t, char *err, size_t err_len)
+static const char *drawn_as(const void *values, double *largest)
 {
+    const topk_options *t = values;
+    if (t->input_path)
+        return NULL;
+    *largest = dtype_largest(t->dtype);
+    return dtype_name(t->dtype);
+}
+
+static int check(const cli_options *o, const void *values, char *err, size_t err_len)
+{
+    const topk_options *t = values;
     const char *why = NULL;
-    char line[256];
-    if (!t->input_path && input_largest_magnitude(o->input) > dtype_largest(t->dtype)) {
-        snprintf(line, sizeof line, "--range %.9g:%.9g: --dist %s would draw numbers past %s's largest, %.9g",
-                 o->input.lo, o->input.hi, dist_name(o->input.dist), dtype_name(t->dtype), dtype_largest(t->dtype));
-        strncat(line, " (see --help)", sizeof line - strlen(line) - 1);
-        why = line;
-    } else if (t->input_path && o->rows) {
+    char line[160];
+    if (t->input_path && o->rows) {
         why = "--input: the shape comes from the file; leave out --rows/--cols";
     } else if (t->input_path && o->range_given) {
         why = "--range: the logits come from --input";
@@ -149,4 +154,9 @@ int topk_options_check(const cli_options *o, const topk_options *t, char *err, s
     if (why)
         snprintf(err, err_len, "%s", why);
     return why ? -1 : 0;
+}
+
+cli_own_flags topk_own_flags(topk_options *t)
+{
+    return (cli_own_flags){{topk_flags, t}, drawn_as, check};
 }

@@ -31,10 +31,10 @@ extern const cli_flag topk_flags[];
 
 void topk_options_defaults(topk_options *t);
 
-/* Refuses what the shared flags and stage 06's cannot mean together: with --input, a shape, --range,
- * --dist or (without --sample) --seed; a row past 2^31 - 1 logits; a --range past --dtype's largest
- * where logits are drawn. 0, or -1 with one line in err. */
-int topk_options_check(const cli_options *o, const topk_options *t, char *err, size_t err_len);
+/* Stage 06's flags for stage_parse(): topk_flags into `t`, the logits drawn as --dtype (nothing drawn
+ * with --input), and the refusals of what the shared flags and stage 06's cannot mean together (with
+ * --input, a shape, --range, --dist or, without --sample, --seed; a row past 2^31 - 1 logits). */
+cli_own_flags topk_own_flags(topk_options *t);
 
 #ifdef __cplusplus
 }

@@ -119,8 +119,12 @@ const char *cli_run(const uint8_t *data, size_t n, cli_status *st, char *err, si
     const cli_table tables[] = {{cli_size_flags, &o}, {cli_shape_flags, &o}, {cli_shared_flags, &o},
                                 {topk_flags, &t}};
     *st = cli_parse(argc, argv, tables, 4, err, err_len);
-    if (*st == CLI_OK && cli_check(&o, dtype_largest(t.dtype), t.input_path ? NULL : dtype_name(t.dtype), err,
-                                   err_len))
+    const cli_own_flags own = topk_own_flags(&t); /* then stage 06's checks, as its stage_parse() makes them */
+    double largest = 0;
+    const char *type = own.drawn_as(&t, &largest);
+    if (*st == CLI_OK)
+        *st = cli_check(&o, largest, type, err, err_len);
+    if (*st == CLI_OK && own.check(&o, &t, err, err_len))
         *st = CLI_ERROR;
     const char *broken = cli_broken(*st, &o, &t, err);
     free(argv);

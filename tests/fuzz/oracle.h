@@ -20,9 +20,10 @@ bool one_printable_line(const char *s);
  * input's last ones; or NPY_BAD_FILE or NPY_HOST_FAILED with no data and one printable line. */
 const char *npy_run(const uint8_t *data, size_t n, npy_logits *a, int *rc, char *err, size_t err_len);
 
-/* cli_parse with every flag of every stage's tables, then cli_check as stage 06 makes it, on the
- * command line the bytes spell: "run", then one argument per piece of the bytes, each piece ended by a NUL byte (or by the end, when bytes are left), so that an argument
- * may hold any other byte, a newline or an escape included. *st is what it returned and err its
+/* cli_parse with every flag of every stage's tables, then the checks stage 06 makes (cli_check and
+ * its own), on the command line the bytes spell: "run", then one argument per piece of the bytes,
+ * each piece ended by a NUL byte (or by the end, when bytes are left), so that an argument may hold
+ * any other byte, a newline or an escape included. *st is what it returned and err its
  * message. Its contract: CLI_OK with options inside the bounds cli.h gives, CLI_HELP, or CLI_ERROR
  * with one printable line in err. */
 const char *cli_run(const uint8_t *data, size_t n, cli_status *st, char *err, size_t err_len);

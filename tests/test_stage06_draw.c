@@ -335,7 +335,7 @@ static const draw_params settings[] = {
 };
 #define N_SETTINGS (sizeof settings / sizeof settings[0])
 
-Test(stage06_sample, every_token_is_the_references)
+Test(stage06_draw, every_token_is_the_references)
 {
     open_or_skip();
     static const struct {
@@ -357,7 +357,7 @@ Test(stage06_sample, every_token_is_the_references)
     }
 }
 
-Test(stage06_sample, gpu_draws_follow_the_distribution)
+Test(stage06_draw, gpu_draws_follow_the_distribution)
 {
     open_or_skip();
     enum { ROWS = 4096 };
@@ -390,7 +390,7 @@ Test(stage06_sample, gpu_draws_follow_the_distribution)
 }
 
 /* All the mass on one token, masked logits (fewer finite ones than K), tiny temperatures. */
-Test(stage06_sample, edge_cases)
+Test(stage06_draw, edge_cases)
 {
     open_or_skip();
     const size_t rows = 40, cols = 5000;
@@ -415,7 +415,7 @@ Test(stage06_sample, edge_cases)
 }
 
 /* Per-row T (zeros among them), P and K. */
-Test(stage06_sample, per_row_parameters)
+Test(stage06_draw, per_row_parameters)
 {
     open_or_skip();
     const size_t rows = 300, cols = 50257;
@@ -438,7 +438,7 @@ Test(stage06_sample, per_row_parameters)
 }
 
 /* A row's token depends on (seed, row) alone: fast_row and fast_split give the same tokens. */
-Test(stage06_sample, the_same_tokens_from_either_kernel)
+Test(stage06_draw, the_same_tokens_from_either_kernel)
 {
     open_or_skip();
     if (!split_here())
@@ -458,7 +458,7 @@ Test(stage06_sample, the_same_tokens_from_either_kernel)
 }
 
 /* Rows of equal logits (the winners are the first K indices) and of four values. */
-Test(stage06_sample, rows_full_of_ties)
+Test(stage06_draw, rows_full_of_ties)
 {
     open_or_skip();
     const size_t cols = 50257;
