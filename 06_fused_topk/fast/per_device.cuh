@@ -1,8 +1,6 @@
-// fast/per_device.cuh — the launches' host-side caches, one entry a device.
-//
-// What it does: what a launch asks the runtime once is kept per device ordinal.
-// Assumes: ordinals below FAST_MAX_DEVICES (past them: die).
-// Read next: fast.cu, the variants and how fast picks a kernel.
+// fast/per_device.cuh — host-side caches keep one entry a device.
+// Assumes: ordinals below FAST_MAX_DEVICES.
+// Read next: fast.cu.
 #ifndef FAST_PER_DEVICE_CUH
 #define FAST_PER_DEVICE_CUH
 
