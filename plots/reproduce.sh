@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # make reproduce: every stage's default experiment on this machine's GPU, then make plots. Each stage
 # runs `./run --csv ../plots/data/<gpu>/NN_<stage>.csv` in its folder, <gpu> the folder named from
-# the GPU (gpu_folder below); stage 06 then adds PyTorch's rows (06_fused_topk/torch_topk.py) when
-# python3 can import torch with CUDA. No other GPU's folder is touched. A stage whose rows fail
+# the GPU (gpu_folder below); stage 02 then times its exercise's worked solution, `./run_solution
+# --variant exercise`, into 02_multipass_solution.csv; stage 06 adds PyTorch's rows
+# (06_fused_topk/torch_topk.py) when python3 can import torch with CUDA. No other GPU's folder is touched. A stage whose rows fail
 # verification keeps its CSV, FAIL rows included (the program writes it and exits 1); the script
 # says so, runs the other stages and make plots, and exits 1.
 set -uo pipefail
@@ -81,6 +82,22 @@ for i in "${!stages[@]}"; do
         echo "$took s, stopped (exit code $status) before writing its CSV; the last of its output:"
         tail -n 5 "$log" | sed 's/^/    /'
         failed=1
+    fi
+    if [ "$stage" = 02_multipass ]; then
+        solution=$out/02_multipass_solution.csv
+        printf "stage %d/%d: the exercise's solution, ./run_solution --variant exercise ... " $((i + 1)) ${#stages[@]}
+        touch "$stamp"
+        start=$SECONDS
+        if (cd "$stage" && ./run_solution --variant exercise --csv "../$solution") >"$log" 2>&1; then
+            echo "$((SECONDS - start)) s, PASS"
+        elif [ "$solution" -nt "$stamp" ]; then
+            echo "$((SECONDS - start)) s, FAIL: its CSV keeps the failed rows"
+            failed=1
+        else
+            echo "$((SECONDS - start)) s, stopped before writing its CSV; the last of its output:"
+            tail -n 5 "$log" | sed 's/^/    /'
+            failed=1
+        fi
     fi
     if [ "$stage" = 06_fused_topk ] && [ $torch -eq 1 ] && [ $fresh -eq 1 ]; then
         printf "stage %d/%d: PyTorch's rows, 06_fused_topk/torch_topk.py ... " $((i + 1)) ${#stages[@]}
