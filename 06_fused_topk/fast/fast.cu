@@ -1,14 +1,6 @@
-// fast/fast.cu — the variants fast_row, fast_chunks, fast_split and fast, and how fast picks.
-//
-// What it does: fast_row gives a row one warp, so with fewer rows than it takes to fill the GPU
-// with warps, SMs idle or wait on too few loads; fast_chunks cuts each row into chunks, a warp
-// each, until the grid has enough warps; fast_split spreads a batch of one row over a cluster of
-// 16 SMs. fast takes one of the three by the number of rows, K and whether the GPU has clusters
-// (fast_picks), at thresholds set from a sweep of rows for each kernel.
-// The kernels are compiled here, together, in one translation unit: they share the device
-// functions of warp_row.cuh, which are then compiled once, with every caller in view.
-// Assumes: the kernels run on the current device.
-// Read next: the stage's README, "What to look at in the numbers".
+// fast/fast.cu — the variants fast_row, fast_chunks, fast_split and fast, and how fast picks
+// among them. The kernels are compiled together, in this one file, on the current device.
+// Read next: ../README.md, "What to look at in the numbers".
 #include <stdint.h>
 
 #include "../../common/check.h"
@@ -44,8 +36,7 @@ static chunk_cut chunks_for(size_t rows, size_t cols, int k, logit_dtype dtype)
                                  : chunks_for<__half>(rows, cols, k);
 }
 
-// One kernel's launch for the logits' type, on `stream`; `dependent`: a programmatic dependent
-// launch (dependent_launch.cuh); draw: NULL for the top-K alone (fast_row and fast_split only).
+// Launches one kernel for the logits' type; draw is NULL for the top-K alone.
 template <typename T>
 static void launch_fast(fast_kernel kernel, const void *x, size_t rows, size_t cols, int k, int *indices, float *probs,
                         void *workspace, cudaStream_t stream, bool dependent, const draw_request *draw)
@@ -71,17 +62,13 @@ static int fast_topk_with(fast_kernel kernel, const void *x, logit_dtype dtype, 
     return 1;
 }
 
-// Programmatic dependent launch comes with sm_90, as clusters do, and the kernels' wait is compiled
-// only for it: both kernels are built in this file with the same architectures, so fast_split's
-// check answers for both.
+// Dependent launch needs sm_90, as clusters do; the kernels are built alike, so one check serves.
 extern "C" bool fast_pdl_available(logit_dtype dtype)
 {
     return fast_split_available(dtype);
 }
 
-// fast takes fast_split for a batch of at most this many rows of float32 logits, and half as many
-// of 16-bit ones (a row of which the split takes longer to rank), where the GPU has clusters
-// (fast_kernel_for below has the whole rule).
+// fast takes fast_split for at most this many rows of float32, half as many of 16-bit logits.
 #define FAST_SPLIT_MOST_ROWS 32
 
 extern "C" bool fast_takes_split(size_t rows, logit_dtype dtype)
@@ -90,8 +77,8 @@ extern "C" bool fast_takes_split(size_t rows, logit_dtype dtype)
     return rows <= most && fast_split_available(dtype);
 }
 
-// A batch of one, for a decode loop's step: fast_split, as fast takes it, where the GPU has
-// clusters; fast_row otherwise. Never fast_chunks: its kernel has no dependent-launch wait.
+// A batch of one for a decode loop's step: fast_split where clusters exist, else fast_row, never
+// fast_chunks (it has no dependent-launch wait).
 extern "C" void fast_launch_one_row(const void *x, logit_dtype dtype, size_t cols, int k, int *indices, float *probs,
                                     cudaStream_t stream, bool dependent)
 {
@@ -101,7 +88,7 @@ extern "C" void fast_launch_one_row(const void *x, logit_dtype dtype, size_t col
     fast_topk_with(kernel, x, dtype, 1, cols, k, indices, probs, NULL, stream, dependent);
 }
 
-// The top-K and the draw in one launch: fast_split's kernel or fast_row's (fast_chunks has no draw).
+// The top-K and the draw in one launch, by fast_split or fast_row.
 extern "C" void fast_topk_draw(bool split, const void *x, logit_dtype dtype, size_t rows, size_t cols, int k,
                                int *indices, float *probs, const draw_request *draw, cudaStream_t stream)
 {
@@ -129,11 +116,8 @@ static int fast_split_topk(const void *x, logit_dtype dtype, size_t rows, size_t
     return fast_topk_with(KERNEL_SPLIT, x, dtype, rows, cols, k, indices, probs, NULL);
 }
 
-// A lane of fast_row adds up its share of the row (a 32nd) in float32, a chunk after another, and
-// each addition may round: the error of a running sum grows with its number of terms. Past this
-// many logits a row it can pass the 1e-4 tolerance: the random sweep (tests/sweep.c, whose rows
-// reach 2^24 logits; `make stress`) found rows of some 12 million that did; the sweeps since found
-// none at or below 2^21 (65 536 terms a lane). fast may take fast_row, so it has the same limit.
+// A lane sums a 32nd of its row in float32, and the sum's rounding grows with the row. Rows up to
+// this length stay within the check's tolerance; fast shares the limit.
 #define FAST_ROW_MAX_COLS (1 << 21)
 
 static bool fast_row_fits(size_t rows, size_t cols)
@@ -142,13 +126,13 @@ static bool fast_row_fits(size_t rows, size_t cols)
     return cols <= FAST_ROW_MAX_COLS;
 }
 
-// A grid of rows x 16 blocks that fits gridDim.x; a row's indices, its tail's too, in an int.
+// The grid fits gridDim.x, and every index an int.
 static bool fast_split_fits(size_t rows, size_t cols)
 {
     return rows <= INT32_MAX / SPLIT_MAX_BLOCKS && cols <= INT32_MAX - SPLIT_THREADS;
 }
 
-// The three dtypes' kernels are built alike: one answers for all.
+// The three dtypes' kernels are built alike.
 static const char *fast_split_why_not_here(void)
 {
     return fast_split_available(DTYPE_F32)
@@ -156,16 +140,15 @@ static const char *fast_split_why_not_here(void)
                : "needs thread block clusters (compute capability 9.0, and a build for sm_90)";
 }
 
-// The logits once, K pairs out (the split's candidates and statistics stay in shared memory).
+// Each logit is read once, and K index and probability pairs are written.
 static double fast_bytes_per_row(size_t rows, size_t cols, int k, logit_dtype dtype)
 {
     (void)rows;
     return (double)cols * dtype_size(dtype) + 8.0 * k;
 }
 
-// As fast_row, and each chunk's K keys and statistic written and read back once. A model: past
-// K = 64 the merge may skip a list's tail once it ranks below the bar (chunk_merge.cuh), and then
-// reads fewer.
+// As fast_row, plus each chunk's K keys and statistic written and read back: a model, since the
+// merge may skip a list's tail.
 static double fast_chunks_bytes_per_row(size_t rows, size_t cols, int k, logit_dtype dtype)
 {
     const chunk_cut cut = chunks_for(rows, cols, k, dtype);
@@ -186,11 +169,8 @@ extern "C" const topk_variant fast_chunks_topk_variant = {"fast_chunks", fast_ch
 extern "C" const topk_variant fast_split_topk_variant = {"fast_split", fast_bytes_per_row, NULL, fast_split_topk, FAST_MAX_K, true,
                                               fast_split_fits, fast_split_why_not_here};
 
-// fast's rule: fast_split for a batch of at most FAST_SPLIT_MOST_ROWS rows of float32, half as many
-// of 16-bit logits (on a GPU with clusters, fast_takes_split); fast_chunks below
-// FAST_ROW_FROM_ROWS_PER_SM rows an SM, for K up to FAST_CHUNKS_MOST_K (past it, the last warp's
-// merge of W lists of K keys costs more than the chunks save); fast_row otherwise. Each threshold
-// is a measured one: the row count from which the next kernel was faster.
+// fast's rule: fast_split where fast_takes_split says so; fast_chunks below
+// FAST_ROW_FROM_ROWS_PER_SM rows an SM for K up to FAST_CHUNKS_MOST_K; fast_row otherwise.
 #define FAST_ROW_FROM_ROWS_PER_SM 8
 #define FAST_CHUNKS_MOST_K 256
 

@@ -1,30 +1,7 @@
-// fast/fast_split.cuh — fast_split: one row over a cluster of blocks, for a batch of one.
-//
-// What fast_row leaves on the table: a batch of one row is one warp on one SM, and the other SMs
-// idle.
-// Here a row gets a thread block cluster (sm_90): 16 blocks of SPLIT_THREADS threads on 16 SMs,
-// which wait for each other at a hardware barrier and read and write each other's shared memory
-// (distributed shared memory, cluster.map_shared_rank).
-//   1. Each thread folds its logits (a 262144-float row is 16 vectors a thread, all loaded at once)
-//      into (m, d) and its maximum. Each group of lanes writes its maximum to its block's shared
-//      memory.
-//   2. Past a cluster barrier, every block reads all the groups' maxima from the blocks that hold
-//      them and finds their K-th largest to 24 bits (cluster_kth.cuh). The groups are distinct
-//      logits, so at least K logits reach it: it is a lower bound of the row's K-th largest, and a
-//      tight one, since there are at least 4K groups (2K in a cluster of 8, past K = 512) and few
-//      logits outside the top K reach it.
-//   3. Each thread compares its logits (still in registers) with the bound and appends those at or
-//      above it to the list in the first block's shared memory (an atomic add on its count, across
-//      the cluster).
-//   4. cluster.sync(). The first block ranks the candidates (a team of lanes counts the ones above
-//      each) and writes the best K. With Draw, its first warp then draws the row's token from them
-//      (draw.cuh), sorted: where the team counted, each writer also puts its candidate at its place
-//      in a free part of the list.
-// If the candidates overflow the list (a row full of ties), its first warp scans the whole row as
-// fast_row does (warp_rank_row_again): slower, and still exact.
-// Assumes: an sm_90 GPU (built for an older one, the kernel is empty and fast_split_available()
-// says no); K <= FAST_MAX_K; rows x 16 blocks within gridDim.x; cols <= INT32_MAX - SPLIT_THREADS.
-// Read next: draw.cuh, a token drawn from the winners.
+// fast/fast_split.cuh — fast_split: one row over a cluster of 16 blocks (sm_90), which agree on
+// a bound below the row's K-th largest and append the logits that reach it to the first block.
+// Assumes K <= FAST_MAX_K and cols <= INT32_MAX - SPLIT_THREADS.
+// Read next: draw.cuh.
 #ifndef FAST_FAST_SPLIT_CUH
 #define FAST_FAST_SPLIT_CUH
 
@@ -39,10 +16,9 @@
 #include "per_device.cuh"
 #include "warp_row.cuh"
 
-#define SPLIT_UNROLL 16      // 16-byte loads in flight per thread: a 262144-float row at once
+#define SPLIT_UNROLL 16      // loads a thread
 
-// The candidate list: room for 4K candidates and at least 4096 (ties at the bound: 262144 bf16
-// logits from [0, 10] have some 800 at the 50th largest value), and for fast_row's buffer.
+// The list holds at least 4096 and 4K candidates, and fast_row's buffer.
 static int split_list(int k)
 {
     int cap = 4096;
@@ -51,7 +27,7 @@ static int split_list(int k)
     return cap;
 }
 
-// Lanes in a group whose maximum goes into the bound: a warp, or fewer where that leaves under 4K.
+// Lanes a group: a warp, or fewer to keep 4K groups.
 static int split_group_lanes(int blocks, int k)
 {
     int lanes = WARP_SIZE;
@@ -60,8 +36,7 @@ static int split_group_lanes(int blocks, int k)
     return lanes;
 }
 
-// Appends v[j] (index first + j) to the list in the first block if it reaches the bound. Slots
-// past the capacity are counted, not written: the first block then knows the list overflowed.
+// Appends the v[j] that reach the bound. Slots past capacity are counted, not written.
 template <int N>
 __device__ __forceinline__ void append_at_least(const float (&v)[N], int first, float bound, rank_key *list,
                                                 unsigned *count, unsigned capacity)
@@ -82,9 +57,7 @@ __device__ __forceinline__ void append_at_least(const float (&v)[N], int first, 
         }
 }
 
-// A thread's tile of its block's slice, vectors i0, i0 + SPLIT_THREADS, ..., all loads issued at
-// once. Past the slice's end they read as -inf logits, which change neither a statistic nor a
-// maximum, so the tile needs no bounds tests after this.
+// A thread's tile of vectors i0, i0 + SPLIT_THREADS, ..., loaded at once; past `end`, -inf.
 template <typename T>
 __device__ __forceinline__ void load_tile(uint4 (&raw)[SPLIT_UNROLL], const row_parts<T> &p, int i0, int end)
 {
@@ -96,22 +69,17 @@ __device__ __forceinline__ void load_tile(uint4 (&raw)[SPLIT_UNROLL], const row_
     }
 }
 
-// The row's statistic from the blocks' (one a lane), in every thread: any thread may write any
-// place of the answer, and every one uses its warp's lane 0's (warp_statistic, fast_exp.cuh), which
-// is the same in every warp.
+// The row's (m, d) from the blocks', equal in every thread.
 __device__ __forceinline__ online_stat cluster_statistic(const online_stat *block_stats, int blocks)
 {
     const int lane = threadIdx.x % WARP_SIZE;
     return warp_statistic(lane < blocks ? block_stats[lane] : ONLINE_IDENTITY);
 }
 
-// Keys a lane reads at once when it counts a candidate's place: one wait for the batch, not one a
-// key.
+// Keys a lane reads at once to count a place.
 #define PLACE_BATCH 8
 
-// Clusters are sm_90's: built for an older GPU, the kernel is empty, and split_available() (which
-// reads the version the kernel was built for) keeps it from being launched.
-// With Draw the first block's first warp also draws the row's token; without it `draw` is not read.
+// Empty below sm_90. Draw: the first warp also draws the token.
 template <typename T, bool Draw>
 static __global__ void __launch_bounds__(SPLIT_THREADS, 1)
     fast_split_kernel(const T *__restrict__ x, size_t cols, int k, int group_lanes, unsigned capacity,
@@ -119,11 +87,11 @@ static __global__ void __launch_bounds__(SPLIT_THREADS, 1)
 {
 #if __CUDA_ARCH__ >= 900
     typedef logits16<T> vec;
-    extern __shared__ rank_key area[]; // in the first block: the count, then the candidate list
-    __shared__ unsigned maxima[SPLIT_THREADS]; // this block's group maxima, as ordered bits
+    extern __shared__ rank_key area[]; // count, then list
+    __shared__ unsigned maxima[SPLIT_THREADS]; // ordered bits
     __shared__ online_stat warp_stats[SPLIT_THREADS / WARP_SIZE], block_stats[SPLIT_MAX_BLOCKS];
-    __shared__ unsigned counts[KTH_ROUNDS][SKEWED_COUNTS]; // block_kth_largest's, a round each
-    __shared__ unsigned agree[2][SPLIT_THREADS / WARP_SIZE]; // block_kth_by_bisection's, a warp each
+    __shared__ unsigned counts[KTH_ROUNDS][SKEWED_COUNTS]; // a round each
+    __shared__ unsigned agree[2][SPLIT_THREADS / WARP_SIZE]; // a warp each
     cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
     const int blocks = (int)cluster.num_blocks(), rank = (int)cluster.block_rank();
     const int lane = threadIdx.x % WARP_SIZE, warp = threadIdx.x / WARP_SIZE, t = threadIdx.x;
@@ -132,14 +100,11 @@ static __global__ void __launch_bounds__(SPLIT_THREADS, 1)
     const row_parts<T> p = split_row(xr, cols);
     const int first = slice_start(p, rank, blocks), end = slice_start(p, rank + 1, blocks);
     const bool head = rank == 0 && t < p.head, tail = rank == blocks - 1 && p.tail + t < (int)cols;
-    const int edge = head ? t : p.tail + t; // the index of this thread's head or tail logit
+    const int edge = head ? t : p.tail + t; // its index
 
-    // 1. This thread's logits (its vectors of the block's slice; the head in the first block, the
-    //    tail in the last) into its statistic and maximum; each group's maximum into its block's
-    //    shared memory. A row of up to SPLIT_UNROLL vectors a thread stays in registers for step
-    //    3; a longer one is read again there, a tile at a time. The first tile's loads go out
-    //    before anything else.
-    wait_for_launch_ahead(); // before the first global access (dependent_launch.cuh)
+    // 1. Each thread folds its logits into (m, d) and its maximum; each group's maximum goes to
+    //    its block's shared memory. A single tile stays in registers for step 3.
+    wait_for_launch_ahead(); // before global access
     uint4 raw[SPLIT_UNROLL];
     load_tile(raw, p, first + t, end);
     const float edge_logit = head || tail ? logit_to_float(p.logits[edge]) : -INFINITY;
@@ -155,7 +120,6 @@ static __global__ void __launch_bounds__(SPLIT_THREADS, 1)
         most = edge_logit;
         s = online_stat_add(s, most);
     }
-    // Every FAST_UNROLL vectors cost one rescale test, as a chunk of fast_row does.
     const int chunk = FAST_UNROLL;
     const bool one_tile = end - first <= SPLIT_THREADS * SPLIT_UNROLL;
     for (int i0 = first + t; i0 < end; i0 += SPLIT_THREADS * SPLIT_UNROLL) {
@@ -164,7 +128,7 @@ static __global__ void __launch_bounds__(SPLIT_THREADS, 1)
 #pragma unroll
         for (int g = 0; g < SPLIT_UNROLL; g += chunk) {
             if (i0 + g * SPLIT_THREADS >= end)
-                break; // the rest of the tile lies past the slice: -inf, nothing to fold
+                break; // past the slice
             most = fmaxf(most, fold_chunk<T, chunk>(s, raw + g));
         }
     }
@@ -173,15 +137,14 @@ static __global__ void __launch_bounds__(SPLIT_THREADS, 1)
     const int per_block = SPLIT_THREADS / group_lanes, groups = blocks * per_block;
     if (lane % group_lanes == 0)
         maxima[t / group_lanes] = ordered_bits(most);
-    cluster.barrier_arrive(); // this block's maxima are written; its statistic meanwhile
+    cluster.barrier_arrive(); // maxima written
     s = warp_combine(s);
     if (lane == 0)
         warp_stats[warp] = s;
-    cluster.barrier_wait(); // every block's maxima are written (and every block has started)
+    cluster.barrier_wait(); // all maxima written
 
-    // 2. The bound: the K-th largest of all the cluster's group maxima, found by every block.
-    //    Each thread reads groups t, t + 256, ... from the blocks that hold them: per_block
-    //    divides 256, so all of them sit at the same slot, every 256 / per_block blocks.
+    // 2. Every block finds the K-th largest of all the group maxima. Thread t reads groups
+    //    t, t + 256, ..., which sit at one slot of every step-th block.
     unsigned held[SPLIT_MAX_HELD];
     const int slot = t % per_block, from = t / per_block, step = SPLIT_THREADS / per_block;
 #pragma unroll
@@ -189,9 +152,9 @@ static __global__ void __launch_bounds__(SPLIT_THREADS, 1)
         held[j] = t + j * SPLIT_THREADS < groups ? *cluster.map_shared_rank(&maxima[slot], from + j * step) : 0u;
     const unsigned kth = groups <= SPLIT_THREADS ? block_kth_by_bisection(held[0], t < groups, k, agree)
                                                  : block_kth_largest(held, groups, k, counts);
-    // Below -inf's ordered bits lie only NaNs: a K-th largest of -inf leaves no bound.
+    // Below -inf's ordered bits lie only NaNs.
     const float bound = kth < ordered_bits(-INFINITY) ? -INFINITY : from_ordered_bits(kth);
-    if (warp == 0) { // the block's statistic, to the first block (warp_stats is complete: barriers since)
+    if (warp == 0) { // to the first block
         const online_stat b = warp_combine(lane < SPLIT_THREADS / WARP_SIZE ? warp_stats[lane] : ONLINE_IDENTITY);
         if (lane == 0)
             *cluster.map_shared_rank(&block_stats[rank], 0) = b;
@@ -210,13 +173,13 @@ static __global__ void __launch_bounds__(SPLIT_THREADS, 1)
 #pragma unroll
         for (int g = 0; g < SPLIT_UNROLL; g += chunk) {
             if (i0 + g * SPLIT_THREADS >= end)
-                break; // past the slice: -inf padding, as in step 1
+                break; // past the slice
             if (!(vec::template largest<chunk>(raw + g) >= bound))
-                continue; // the usual case: one compare for the chunk
+                continue; // none reach it
 #pragma unroll
             for (int u = g; u < g + chunk; u++) {
                 const int i = i0 + u * SPLIT_THREADS;
-                if (i < end) { // a -inf past the end reaches a bound of -inf
+                if (i < end) { // not padding
                     float v[vec::count];
                     vec::unpack(raw[u], v);
                     append_at_least(v, p.head + i * vec::count, bound, list, list_count, capacity);
@@ -224,32 +187,29 @@ static __global__ void __launch_bounds__(SPLIT_THREADS, 1)
             }
         }
     }
-    cluster.sync(); // the candidates and every block's statistic are in the first block
+    cluster.sync(); // all in block 0
 
     if (rank != 0)
         return;
 
-    // 4. The first block: the best K of the candidates, and the row's statistic. Keys are
-    //    unique, so a candidate's place in the answer is how many candidates beat it: with no
-    //    more candidates than threads (float32 rows at K = 50 have some K + 10), a team of lanes
-    //    counts for each and writes it if it is among the K, with no sort at all. More than 256 (a
-    //    larger K, or a bf16 row with more logits equal to its K-th, as rows of 128256 from [0, 10)
-    //    have at K = 50), the block sorts them (by runs of 128 in registers, warp_sort.cuh).
+    // 4. The first block ranks the candidates. Keys are unique, so a candidate's place is how
+    //    many beat it: up to SPLIT_THREADS candidates, a team of lanes counts for each; more,
+    //    the block sorts them.
     const int n = (int)*count;
     rank_key *mine = area + 1;
     if (n <= SPLIT_THREADS) {
-        int team = WARP_SIZE; // lanes that share the count for one candidate: as many as fit
+        int team = WARP_SIZE; // lanes a candidate
         while (team > 1 && team * n > SPLIT_THREADS)
             team /= 2;
         const int c = t / team;
         const rank_key key = c < n ? mine[c] : 0;
         int place = 0;
         for (int j0 = t % team; j0 < n && c < n; j0 += PLACE_BATCH * team) {
-            rank_key other[PLACE_BATCH]; // read together: one wait for the batch, not one a key
+            rank_key other[PLACE_BATCH]; // read together
 #pragma unroll
             for (int u = 0; u < PLACE_BATCH; u++) {
                 const int j = j0 + u * team;
-                other[u] = j < n ? mine[j] : 0; // 0 is below every key
+                other[u] = j < n ? mine[j] : 0; // below every key
             }
 #pragma unroll
             for (int u = 0; u < PLACE_BATCH; u++)
@@ -258,8 +218,7 @@ static __global__ void __launch_bounds__(SPLIT_THREADS, 1)
         for (int offset = team / 2; offset > 0; offset /= 2)
             place += __shfl_xor_sync(FULL_MASK, place, offset);
         const online_stat total = cluster_statistic(block_stats, blocks);
-        // With n <= SPLIT_THREADS candidates, slots from SPLIT_THREADS on are free (the list holds
-        // 4096 >= SPLIT_THREADS + FAST_MAX_K): the winners go there in order, for the draw.
+        // Slots from SPLIT_THREADS on are free: the winners go there in order, for the draw.
         rank_key *sorted = mine + SPLIT_THREADS;
         if (c < n && t % team == 0 && place < k) {
             write_entry(key, place, total, row, k, indices, probs);
@@ -267,7 +226,7 @@ static __global__ void __launch_bounds__(SPLIT_THREADS, 1)
                 sorted[place] = key;
         }
         if (Draw) {
-            __syncthreads(); // every winner is at its place
+            __syncthreads(); // winners placed
             if (warp == 0)
                 warp_draw(sorted, k, row, draw);
         }
@@ -278,10 +237,10 @@ static __global__ void __launch_bounds__(SPLIT_THREADS, 1)
         while (padded < n)
             padded *= 2;
         for (int i = n + t; i < padded; i += SPLIT_THREADS)
-            mine[i] = 0; // empty slots sort last
+            mine[i] = 0; // empties sort last
         __syncthreads();
         block_sort_by_runs(mine, padded, SPLIT_THREADS);
-    } else if (warp == 0) { // too many logits reach the bound: the whole row, as fast_row does it
+    } else if (warp == 0) { // list overflowed
         warp_rank_row_again(mine, k, xr, cols);
     }
     const online_stat total = cluster_statistic(block_stats, blocks);
@@ -306,23 +265,22 @@ static cudaLaunchConfig_t split_config(size_t rows, int blocks, int k, cudaLaunc
     return config;
 }
 
-// A cluster launch needs the GPU to have them (sm_90) and the kernel to be built for it.
 template <typename T>
 static bool split_available(void)
 {
-    static int available[FAST_MAX_DEVICES]; // 0: not asked, 1: no, 2: yes
+    static int available[FAST_MAX_DEVICES]; // 0 unasked, 1 no, 2 yes
     const int device = fast_device();
     if (!available[device]) {
         int clusters;
         cudaFuncAttributes built;
         CUDA_CHECK(cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, device));
-        CUDA_CHECK(cudaFuncGetAttributes(&built, fast_split_kernel<T, false>)); // both are built alike
+        CUDA_CHECK(cudaFuncGetAttributes(&built, fast_split_kernel<T, false>)); // built alike
         available[device] = clusters && built.binaryVersion >= 90 ? 2 : 1;
     }
     return available[device] == 2;
 }
 
-// 16 blocks a cluster where the GPU allows it (H100 and H200 do, as a size beyond the portable 8).
+// SPLIT_MAX_BLOCKS a cluster where the GPU allows it, else 8.
 template <typename T, bool Draw>
 static int split_blocks(void)
 {
@@ -341,7 +299,7 @@ static int split_blocks(void)
     return blocks[device];
 }
 
-// A cluster of blocks per row, on `stream`; `dependent`: a programmatic dependent launch.
+// Launches a cluster a row.
 template <typename T, bool Draw>
 static void launch_fast_split_kernel(const void *x, size_t rows, size_t cols, int k, int *indices, float *probs,
                                      cudaStream_t stream, bool dependent, const draw_request &draw)

@@ -1,22 +1,6 @@
-// fast/lane_counts.cuh — counting across a warp: a running sum over the lanes, and the two steps of
-// a radix select's round.
-//
-// What it does: two radix selects (select.cuh, a warp's over its candidates; cluster_kth.cuh, a
-// block's over its group maxima) find a K-th largest key 8 bits, a digit, at a time, and the draw
-// (draw.cuh) adds up weights; all three count across the lanes with these:
-//   - warp_inclusive_sum: lane i gets v_0 + ... + v_i, in log2(32) = 5 shuffle steps;
-//   - warp_count_digit: a digit's counter goes up by the number of lanes that have that digit, in
-//     one atomic add by the first of them: __match_any_sync tells each lane which lanes share its
-//     digit. The keys of one row are close and share their top digits; 32 lanes adding one each
-//     would all queue on the same counter;
-//   - warp_pick_digit: of DIGIT_BINS counts in shared memory, lane L answering for those of digits
-//     255 - 8L down to 248 - 8L (the caller hands each lane a pointer to the first of its 8), the
-//     digit where the count from the top reaches `rank` (the rank-th largest key is among those
-//     with that digit), with how many keys have a larger digit and how many that one. Each lane
-//     adds up its 8 counts, a running sum over the lanes gives every lane the keys in its digits
-//     and above them, and the first lane whose sum reaches `rank` walks its own 8 again.
-// Assumes: all 32 lanes call these together; `rank` is at least 1 and at most the counts' total.
-// Read next: select.cuh, the warp's radix select.
+// fast/lane_counts.cuh — counting across a warp: a running sum over the lanes, and the two
+// steps of a radix select's round. All 32 lanes call these together.
+// Read next: select.cuh.
 #ifndef FAST_LANE_COUNTS_CUH
 #define FAST_LANE_COUNTS_CUH
 
@@ -40,8 +24,7 @@ __device__ __forceinline__ V warp_inclusive_sum(V v)
     return v;
 }
 
-// Where `in`: counts this lane's `digit` into *counter, the counter of that digit (the caller's
-// layout), once for all the lanes with the same digit.
+// Adds, to the counter of `digit`, the lanes with that digit and `in`, in one atomic.
 __device__ __forceinline__ void warp_count_digit(unsigned *counter, bool in, unsigned digit)
 {
     const unsigned peers = __match_any_sync(FULL_MASK, in ? digit : DIGIT_BINS); // DIGIT_BINS: none
@@ -50,21 +33,21 @@ __device__ __forceinline__ void warp_count_digit(unsigned *counter, bool in, uns
 }
 
 struct digit_pick {
-    unsigned digit; // the digit of the rank-th largest key
-    unsigned above; // the keys with a larger digit
-    unsigned in;    // the keys with this digit
+    unsigned digit; // the rank-th key's digit
+    unsigned above; // keys with larger digits
+    unsigned in;    // keys with this digit
 };
 
-// counts[-i]: the keys with digit 255 - 8L - i, L this lane (each lane's 8 counters lie next to one
-// another, the larger digits first). The same answer in every lane.
+// counts[-i] counts digit 255 - 8L - i, for lane L. Finds the digit where the count from the top
+// reaches `rank` (1 <= rank <= total), equal in every lane.
 __device__ __forceinline__ digit_pick warp_pick_digit(const unsigned *counts, unsigned rank)
 {
     unsigned mine = 0;
 #pragma unroll
     for (int i = 0; i < DIGITS_A_LANE; i++)
         mine += counts[-i];
-    const unsigned through = warp_inclusive_sum(mine); // the keys in this lane's digits and above
-    const int holder = __ffs(__ballot_sync(FULL_MASK, through >= rank)) - 1; // the first to reach it
+    const unsigned through = warp_inclusive_sum(mine); // keys through this lane
+    const int holder = __ffs(__ballot_sync(FULL_MASK, through >= rank)) - 1; // first to reach it
     digit_pick p = {0, through - mine, 0};
     if ((int)(threadIdx.x % WARP_SIZE) == holder)
         for (int i = 0;; i++) {

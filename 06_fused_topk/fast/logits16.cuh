@@ -1,13 +1,6 @@
-// fast/logits16.cuh — logits as the fast kernels load them: 16 bytes at a time.
-//
-// What it does: a 16-byte load holds 4 float32 or 8 bf16/fp16 logits (the 16 in logits16 is the
-// load's bytes, not the logits' bits). logits16<T> says how such a vector becomes floats, how to
-// take the largest of several vectors cheaply (two 16-bit logits per instruction) and, for fp16,
-// which of a vector's logits are above a threshold while they are still packed; split_row cuts a
-// row into a scalar head, a body of aligned vectors and a scalar tail, since a row of odd length
-// can start anywhere.
-// Assumes: T is float, __nv_bfloat16 or __half; a row has fewer than 2^31 logits.
-// Read next: fast_exp.cuh, how the vectors are folded into the online statistic.
+// fast/logits16.cuh — a 16-byte vector of logits (4 float32 or 8 bf16/fp16) widened to floats,
+// and a row cut into a head, a body of such vectors and a tail.
+// Read next: fast_exp.cuh.
 #ifndef FAST_LOGITS16_CUH
 #define FAST_LOGITS16_CUH
 
@@ -26,13 +19,13 @@ __device__ __forceinline__ float largest(const float (&v)[N])
 }
 
 template <typename T>
-struct logits16; // how 16 bytes of logits become floats, and the largest of G such vectors
+struct logits16; // unpack, and the largest of G vectors
 
 template <>
 struct logits16<float> {
     static const int count = 4;
-    static const unsigned negative_infinity = 0xFF800000u; // a 32-bit word of -inf logits
-    static const bool compares_packed = false; // the offer compares floats (warp_offer_chunk)
+    static const unsigned negative_infinity = 0xFF800000u; // a word of -inf logits
+    static const bool compares_packed = false; // offers compare floats
     static __device__ __forceinline__ void unpack(uint4 r, float (&v)[4])
     {
         v[0] = __uint_as_float(r.x), v[1] = __uint_as_float(r.y), v[2] = __uint_as_float(r.z), v[3] = __uint_as_float(r.w);
@@ -51,8 +44,8 @@ struct logits16<float> {
     }
 };
 
-// A 16-bit logit widens to float exactly and in order, so the largest of G vectors is taken two at
-// a time in the packed format T2 (one instruction for two logits), and only the last two are widened.
+// The largest of G vectors of 16-bit logits, two at a time in the packed format T2; only the
+// final pair is widened.
 template <typename T2, int G>
 __device__ __forceinline__ float largest_of_pairs(const uint4 *r)
 {
@@ -71,10 +64,8 @@ template <>
 struct logits16<__nv_bfloat16> {
     static const int count = 8;
     static const unsigned negative_infinity = 0xFF80FF80u;
-    // Its widening is a shift, so the offer compares floats as for float32: a packed compare would
-    // save bf16 little and needs registers that its kernel does not have to spare.
     static const bool compares_packed = false;
-    // bfloat16 is the top half of a float32: a shift (or a mask) is the whole conversion.
+    // A bfloat16 is the top half of a float32, so a shift or a mask widens it.
     static __device__ __forceinline__ void unpack(uint4 r, float (&v)[8])
     {
         const unsigned w[4] = {r.x, r.y, r.z, r.w};
@@ -90,15 +81,11 @@ template <>
 struct logits16<__half> {
     static const int count = 8;
     static const unsigned negative_infinity = 0xFC00FC00u;
-    // fp16 widens by a conversion. The offer compares the packed halves with the threshold instead
-    // (one `set` for two logits, one `lop3` puts both bits in the mask) and widens only the
-    // candidates, so the 32 floats of the fold need not live until the offer.
+    // Offers compare the packed halves with the threshold and widen only the survivors.
     static const bool compares_packed = true;
-    // Bit 4u + i of the mask is the low logit of word i of vector u (logit 2i, at the lower
-    // address), bit 16 + 4u + i the high one (logit 2i + 1). A 16-bit x is above a float t exactly
-    // when it is above t rounded down to 16 bits, rd(t): rd(t) is the largest 16-bit value <= t, so
-    // none lies in (rd(t), t]. A NaN threshold (the warp's start, candidates.cuh) stays NaN, and the
-    // unordered compare lets everything through, as "!(x <= NaN)" does.
+    // Bit 4u + i of the mask is the low logit of word i of vector u, bit 16 + 4u + i the high one.
+    // A 16-bit x is above t exactly when it is above t rounded down to 16 bits. A NaN threshold
+    // stays NaN, and the unordered compare then passes every logit.
     template <int G>
     static __device__ __forceinline__ unsigned above(const uint4 *r, float threshold)
     {
@@ -113,7 +100,7 @@ struct logits16<__half> {
         }
         return mask;
     }
-    // One logit of a 32-bit word of two: the high one (at the higher address) if `high`, else the low.
+    // The high or the low logit of a word of two.
     static __device__ __forceinline__ float of_word(unsigned word, int high)
     {
         return __half2float(__ushort_as_half((unsigned short)(high ? word >> 16 : word)));
@@ -135,12 +122,11 @@ __device__ __forceinline__ float logit_to_float(float x) { return x; }
 __device__ __forceinline__ float logit_to_float(__nv_bfloat16 x) { return __bfloat162float(x); }
 __device__ __forceinline__ float logit_to_float(__half x) { return __half2float(x); }
 
-// A row of odd length starts anywhere: a head up to the first 16-byte boundary (fewer than one
-// vector of logits), a body of 16-byte vectors, a tail (fewer than one vector).
+// A head up to the row's first 16-byte boundary, a body of vectors, a tail shorter than a vector.
 template <typename T>
 struct row_parts {
     const T *logits;
-    int head, vectors, tail; // tail: the index of the tail's first logit
+    int head, vectors, tail; // tail: its first index
     const uint4 *body;
 };
 
@@ -156,9 +142,8 @@ __device__ __forceinline__ row_parts<T> split_row(const T *xr, size_t cols)
     return p;
 }
 
-// Slice `slice` of `slices` of the row's body starts at this vector (slice == slices: the end).
-// `slices` is a power of two (a cluster of 16 or 8 blocks), so the division is a shift: a 64-bit
-// division is a subroutine of some hundred instructions, and this is on the way to the first load.
+// The first vector of slice `slice` of `slices` of the body; `slices` is a power of two, so the
+// division is a shift.
 template <typename T>
 __device__ __forceinline__ int slice_start(const row_parts<T> &p, int slice, int slices)
 {
