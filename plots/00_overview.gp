@@ -22,7 +22,8 @@ set title "Percent of the ceiling measured in the same run, and the median time"
 set ylabel "% of the run's ceiling"
 set xrange [-0.7:10.7]
 set yrange [0:115]
-unset key
+# Room under the axis for the two-line label of the first bar.
+set bmargin 4
 set xtics ("naive\n(overflows)" 0, "multipass" 1, "fused" 2, "fused\\_warp" 3, "online" 4, "cuDNN" 5, \
            "PyTorch" 7, "unfused" 8, "fused" 9, "fast" 10)
 set style fill solid 0.8 border -1
@@ -31,7 +32,7 @@ set label 1 "one softmax over 10^8 floats (copy ceiling)" at 2.5, 108 center
 set label 2 "top-10 of 8192 x 50257 logits (read ceiling)" at 8.5, 108 center
 set arrow 1 from 6, 0 to 6, 115 nohead dt 2 lc rgb "#888888"
 
-draw = 'plot naive_run using (naive_x(0)):"pct_ceiling":(colour(0)) with boxes lc rgb variable notitle, \
+draw = 'unset key; plot naive_run using (naive_x(0)):"pct_ceiling":(colour(0)) with boxes lc rgb variable notitle, \
             softmax_run using (softmax_step_x(0)):"pct_ceiling":(colour(0)) with boxes lc rgb variable notitle, \
             topk_run using (topk_step_x(0)):"pct_ceiling":(colour(0)) with boxes lc rgb variable notitle, \
             naive_run using (naive_x(0)):(column("pct_ceiling") + 3):(ms(0)) with labels font ",9" notitle, \

@@ -1,6 +1,7 @@
 # The time model of experiment 5: each variant's median time over the time its own bytes take at the
-# copy ceiling of the same run, for each GPU; left the one softmax over n (cuDNN's included), right
-# the rows, per shape, each GPU's bar beside the other's within each variant's slot.
+# copy ceiling of the same run, for each GPU; left the one softmax over n, online against the stage
+# before (fused_warp, which moves the same bytes) and cuDNN; right the rows, per shape, each GPU's bar
+# beside the other's within each variant's slot.
 name = "05_model"
 stage = "05_online"
 load "plots/runs.gp"
@@ -15,11 +16,9 @@ set key font ",9"
 
 draw = 'set multiplot layout 1, 2 title "05\\_online: measured time over the time its bytes take at the copy ceiling (same run)"; \
         set title "one softmax over n"; set xlabel "n (elements)"; set logscale x; set format x "10^{%L}"; set xtics autofreq; set xrange [5e5:2e8]; \
-        set logscale y; set yrange [0.5:1e6]; set format y "10^{%L}"; set ylabel ratio_label . " (log scale)"; set key top right; \
+        set logscale y; set yrange [0.5:1e5]; set format y "10^{%L}"; set ylabel ratio_label . " (log scale)"; set key top right; \
         plot @one, \
              for [i = 1:nruns] run(i) using (timing("cudnn", column("cols"))):(timing("cudnn", softmax_ratio(i))) with linespoints pt 3 lw 2 dt i lc rgb "#888888" title once(i, "cuDNN (8 B/elem)"), \
-             for [i = 1:nruns] run(i) using (timing("multipass", column("cols"))):(timing("multipass", softmax_ratio(i))) with linespoints pt 9 lw 2 dt i lc rgb "#aa0000" title once(i, "multipass (16)"), \
-             for [i = 1:nruns] run(i) using (timing("fused", column("cols"))):(timing("fused", softmax_ratio(i))) with linespoints pt 5 lw 2 dt i lc rgb "#aa5500" title once(i, "fused (12)"), \
              for [i = 1:nruns] run(i) using (timing("fused_warp", column("cols"))):(timing("fused_warp", softmax_ratio(i))) with linespoints pt 13 lw 2 dt i lc rgb "#00aa55" title once(i, "fused\\_warp (12)"), \
              for [i = 1:nruns] run(i) using (timing("online", column("cols"))):(timing("online", softmax_ratio(i))) with linespoints pt 7 lw 2 dt i lc rgb "#0055aa" title once(i, "online (12)"), \
              @gpu_keys; \

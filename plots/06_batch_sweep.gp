@@ -1,38 +1,56 @@
-# The batch sweep of stage 06: fast (and torch.topk(torch.softmax(x)), where torch_topk.py added its
-# rows) on the first 1 to 8192 rows of one case, K = 50, a line for each vocabulary and dtype: the
-# time against the rows (left) and the share of the read ceiling it reaches (right), each GPU in its
-# own dash type. A run without the sweep's rows draws a note that says so.
+# The batch sweep of stage 06: the median time of fast (and of torch.topk(torch.softmax(x)), where
+# torch_topk.py added its rows) on the first 1 to 8192 rows of one case, K = 50, one panel for each
+# vocabulary and dtype, each GPU in its own dash type. The grey line of each GPU is the time the
+# batch's bytes take at the read ceiling of its run: a good curve is flat while the batch is too
+# small to fill the GPU, then follows that line. A run without the sweep's rows draws a note.
 name = "06_batch_sweep"
 stage = "06_fused_topk"
 load "plots/runs.gp"
 nsweep = int(system(sprintf("cat %s | grep -c '^batch_sweep,' || true", runs)))
-
-array V[4] = [50257, 50257, 128256, 128256]
-array D[4] = ["float32", "bf16", "float32", "bf16"]
-array colour[4] = ["#0055aa", "#66aadd", "#aa5500", "#ddaa66"]
-sweep(v, j, c) = (strcol("experiment") eq "batch_sweep" && strcol("variant") eq v && column("cols") == V[j] \
-                  && strcol("dtype") eq D[j]) ? column(c) : NaN
-# The series carry no titles: the key has an entry for each, drawn apart from the data (as gpu_keys
-# does for the GPUs), since a title on a run without the sweep's rows would not show.
-lines(c) = sprintf('for [j = 1:4] for [i = 1:nruns] run(i) using "rows":(sweep("fast", j, "%s")) with linespoints pt 7 ps 0.6 dt i lc rgb colour[j] notitle, \
-                    for [j = 1:4] for [i = 1:nruns] run(i) using "rows":(sweep("torch", j, "%s")) with linespoints pt 6 ps 0.6 dt i lc rgb colour[j] notitle', c, c)
 ntorch = int(system(sprintf("cat %s | grep -c '^batch_sweep,torch,' || true", runs)))
-series_keys = 'for [j = 1:4] NaN with linespoints pt 7 ps 0.6 lc rgb colour[j] title sprintf("fast, V = %d %s", V[j], D[j])' . \
-              (ntorch > 0 ? ', for [j = 1:4] NaN with linespoints pt 6 ps 0.6 lc rgb colour[j] title sprintf("torch, V = %d %s", V[j], D[j])' : '')
 
-set xlabel "rows in the batch (log scale)"
-set logscale x
+array V[4] = [50257, 128256, 50257, 128256]
+array D[4] = ["float32", "float32", "bf16", "bf16"]
+sweep(v, j, x) = (strcol("experiment") eq "batch_sweep" && strcol("variant") eq v && column("cols") == V[j] \
+                  && strcol("dtype") eq D[j]) ? x : NaN
+at_ceiling(i) = column("bytes_per_row") * column("rows") / (ceiling[i] * 1e9) * 1e3
+
+fast_colour = "#0055aa"
+torch_colour = "#aa0055"
+ceiling_colour = "#999999"
+# Panel j: its curves carry no titles; the key, drawn once below the panels, names them.
+curves(j) = sprintf('for [i = 1:nruns] run(i) using "rows":(sweep("fast", %d, at_ceiling(i))) with lines dt i lw 2 lc rgb ceiling_colour notitle, \
+                     for [i = 1:nruns] run(i) using "rows":(sweep("fast", %d, column("median_ms"))) with linespoints pt 7 ps 0.7 lw 2 dt i lc rgb fast_colour notitle', j, j) . \
+                    (ntorch > 0 ? sprintf(', for [i = 1:nruns] run(i) using "rows":(sweep("torch", %d, column("median_ms"))) with linespoints pt 3 ps 0.7 lw 2 dt i lc rgb torch_colour notitle', j) : '')
+series_keys = 'NaN with linespoints pt 7 lw 2 lc rgb fast_colour title "fast", ' . \
+              (ntorch > 0 ? 'NaN with linespoints pt 3 lw 2 lc rgb torch_colour title "torch.topk(torch.softmax(x))", ' : '') . \
+              'NaN with lines lw 2 lc rgb ceiling_colour title "the batch''s bytes at the read ceiling", '
+
+# The axes of every panel; the key's strip changes them, and sets them back after it.
+set logscale xy
 set xrange [0.7:12000]
+set yrange [0.002:50]
+set format y "%g"
 if (nsweep > 0) {
-    # Two panels one above the other, the key once, to the right of both.
-    draw = 'set multiplot layout 2,1 title "06\\_fused\\_topk: a server''s batches, K = 50 (same run)"; ' . \
-           'set rmargin at screen 0.56; set key at screen 0.99, screen 0.9 right top vertical; ' . \
-           'set ylabel "median ms (log scale)"; set logscale y; plot ' . lines("median_ms") . ', ' . series_keys . ', ' . gpu_keys . '; ' . \
-           'unset key; unset logscale y; set ylabel "% of the read ceiling"; set yrange [0:100]; plot ' . \
-           lines("pct_ceiling") . '; unset multiplot; set autoscale y; set key; set rmargin'
+    # Four panels in two rows, then the key alone in a strip of the full width below them.
+    draw = 'set multiplot title "06\\_fused\\_topk: a server''s batches, K = 50: median ms against the rows (same run)"; unset key; '
+    do for [j = 1:4] {
+        left = 0.08 + ((j - 1) % 2) * 0.5
+        top = 0.87 - ((j - 1) / 2) * 0.38
+        draw = draw . sprintf('set lmargin at screen %g; set rmargin at screen %g; set tmargin at screen %g; set bmargin at screen %g; ', \
+                              left, left + 0.4, top, top - 0.23) . \
+               sprintf('set title "V = %d, %s"; set xlabel "%s"; set ylabel "%s"; plot %s; ', V[j], D[j], \
+                       j > 2 ? "rows in the batch (log scale)" : "", j % 2 == 1 ? "median ms (log scale)" : "", curves(j))
+    }
+    draw = draw . 'set lmargin at screen 0.02; set rmargin at screen 0.98; set tmargin at screen 0.11; set bmargin at screen 0.01; \
+                   unset title; unset xlabel; unset ylabel; unset border; unset tics; unset grid; unset logscale; \
+                   set xrange [0:1]; set yrange [0:1]; set key center center horizontal maxcols 3 nobox; \
+                   plot ' . series_keys . gpu_keys . '; \
+                   unset multiplot; set border; set tics; set grid; set lmargin; set rmargin; set tmargin; set bmargin; \
+                   unset key; set logscale xy; set xrange [0.7:12000]; set yrange [0.002:50]'
 } else {
-    draw = 'set title "06\\_fused\\_topk: a server''s batches, K = 50"; \
+    draw = 'unset key; set title "06\\_fused\\_topk: a server''s batches, K = 50"; \
             set label 1 "no batch\\_sweep rows yet in plots/data/<gpu>/06\\_fused\\_topk.csv" at graph 0.5, 0.5 center; \
-            set yrange [0:1]; unset ytics; plot 2 notitle; unset label 1; set ytics; set autoscale y'
+            unset logscale y; set yrange [0:1]; unset ytics; plot 2 notitle; unset label 1; set ytics; set autoscale y'
 }
 load "plots/style.gp"
