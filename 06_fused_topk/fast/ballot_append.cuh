@@ -73,7 +73,7 @@ __device__ __forceinline__ bool warp_append(warp_candidates<Selects> &w, const L
 {
     static_assert(U * N <= OFFER_PACKED_AT_ONCE, "a mask bit a logit");
     if (!__any_sync(FULL_MASK, above != 0))
-        return true; // nothing above
+        return true; // no lane has a candidate
     const int n = __popc(above);
     const unsigned lanes_before = (1u << threadIdx.x % WARP_SIZE) - 1;
     const unsigned ones = __ballot_sync(FULL_MASK, n & 1);
@@ -96,15 +96,15 @@ __device__ __forceinline__ bool warp_append(warp_candidates<Selects> &w, const L
     return true;
 }
 
-// Each lane offers one vector, indices first.. (none if !have), then merges past the mark. One
+// Each lane offers one vector, indices from first (none if !have), then merges past the mark. One
 // vector always fits: the buffer has room for 32 N past the mark.
 template <int N, bool Selects>
 __device__ __forceinline__ void warp_offer(warp_candidates<Selects> &w, const float (&v)[1][N], int first, bool have)
 {
     unsigned above = above_in_order(v, w.threshold);
-    if (!have) // past the row's end
+    if (!have) // a lane past the row's end offers nothing
         above = 0;
-    warp_append<float, 1, N>(w, v, above, first); // always fits
+    warp_append<float, 1, N>(w, v, above, first); // one vector always fits
     if (w.fill >= w.flush_at)
         warp_keep_best(w);
 }

@@ -3,10 +3,11 @@
 //   buf: [ kept: best first | new ones, unsorted | free ]
 //          0            kept                fill   capacity
 //
-// Invariants: buf[0..kept) is sorted, descending; after a merge buf[K-1] is the K-th best, and
+// New ones are appended until fill reaches flush_at; then they are sorted and merged into the
+// kept list. Invariants: buf[0..kept) is sorted, descending; after a merge buf[K-1] is the K-th best, and
 // the threshold is its logit; fill is equal in every lane and never passes capacity; the
 // threshold only rises. Past SELECT_ABOVE_K nothing is sorted until the end (select.cuh).
-// Read next: lane_counts.cuh.
+// Read next: ballot_append.cuh.
 #ifndef FAST_CANDIDATES_CUH
 #define FAST_CANDIDATES_CUH
 
@@ -74,9 +75,9 @@ static __host__ __device__ int warp_capacity(int k, int per_lane, bool selects)
 template <bool Selects>
 struct warp_candidates {
     rank_key *buf;   // the buffer above
-    int fill;        // keys in buf
-    int k, kept, flush_at, capacity; // slots, kept included
-    float threshold; // NaN: all pass
+    int fill;        // keys in buf, equal in every lane
+    int k, kept, flush_at, capacity; // capacity: slots, kept included
+    float threshold; // NaN lets every logit pass
 };
 
 // The kept list starts as empty keys; where the warp selects, the histogram starts at zero.
@@ -87,7 +88,7 @@ __device__ __forceinline__ warp_candidates<Selects> warp_candidates_init(rank_ke
     const int lane = threadIdx.x % WARP_SIZE;
     warp_candidates<Selects> w;
     w.buf = buf, w.k = k, w.kept = warp_kept(k);
-    w.threshold = __int_as_float(0x7FFFFFFF); // NaN
+    w.threshold = __int_as_float(0x7FFFFFFF); // NaN: every logit passes
     if constexpr (Selects) {
         w.fill = 0, w.flush_at = k + SELECT_AFTER, w.capacity = capacity - SELECT_HISTOGRAM_KEYS;
         for (int i = lane; i < DIGIT_BINS; i += WARP_SIZE)
@@ -139,7 +140,7 @@ __device__ __forceinline__ float warp_merge_in_registers(rank_key *buf, const ra
         if (lane + r * WARP_SIZE < kept)
             buf[lane + r * WARP_SIZE] = best[r];
     const rank_key kth = __shfl_sync(FULL_MASK, k <= WARP_SIZE ? best[0] : best[1], (k - 1) % WARP_SIZE);
-    __syncwarp(); // reads before appends
+    __syncwarp(); // the new ones are read before later appends
     return kth != 0 ? key_logit(kth) : threshold;
 }
 
@@ -151,12 +152,12 @@ __device__ __noinline__ float warp_merge_fresh(rank_key *buf, int fill, int k, i
     if (fresh == 0)
         return threshold;
     rank_key *b = buf + kept;
-    __syncwarp(); // appends are in
+    __syncwarp(); // every lane's appends are in
     if (kept <= 2 * WARP_SIZE && fresh <= 2 * WARP_SIZE)
         return warp_merge_in_registers<2>(buf, b, fresh, k, kept, threshold);
     if (kept <= 2 * WARP_SIZE && fresh <= 4 * WARP_SIZE)
         return warp_merge_in_registers<4>(buf, b, fresh, k, kept, threshold);
-    int n = 2 * WARP_SIZE; // room for 64
+    int n = 2 * WARP_SIZE; // the buffer has room for 64
     while (n < fresh)
         n *= 2;
     for (int i = fresh + lane; i < n; i += WARP_SIZE)

@@ -51,18 +51,18 @@ __device__ bool chunk_leave_and_count(const chunk_workspace &ws, size_t row, siz
         list[i] = key_in_row(buf[i], first);
     if (lane == 0)
         ws.stats[slot] = s;
-    __threadfence(); // release
-    __syncwarp();    // all lanes' stores
+    __threadfence(); // release: stores before the ticket
+    __syncwarp();    // every lane has fenced
     unsigned taken = 0;
     if (lane == 0) {
         taken = atomicAdd(&ws.tickets[row], 1u);
         if (taken == (unsigned)chunks - 1) {
-            __threadfence();     // acquire
-            ws.tickets[row] = 0; // for the next launch
+            __threadfence();     // acquire: reads after the ticket
+            ws.tickets[row] = 0; // zero for the next launch
         }
     }
     taken = __shfl_sync(FULL_MASK, taken, 0);
-    __syncwarp(); // fence before reads
+    __syncwarp(); // lane 0's fence precedes reads
     return taken == (unsigned)chunks - 1;
 }
 

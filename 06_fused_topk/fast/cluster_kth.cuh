@@ -1,5 +1,6 @@
 // fast/cluster_kth.cuh — a block finds the K-th largest of the numbers it holds, to 24 bits,
-// equal in every block. All SPLIT_THREADS threads call; the counts are zero on entry.
+// equal in every block. The lowest 8 bits are left 0, so the result is a lower bound. All
+// SPLIT_THREADS threads call; the counts are zero on entry.
 // Read next: fast_split.cuh.
 #ifndef FAST_CLUSTER_KTH_CUH
 #define FAST_CLUSTER_KTH_CUH
@@ -7,8 +8,8 @@
 #include "../../04_warp/warp_reduce.cuh"
 #include "lane_counts.cuh"
 
-#define SPLIT_THREADS 256   // fast_split's block
-#define SPLIT_MAX_HELD 16   // numbers a thread
+#define SPLIT_THREADS 256   // threads in fast_split's block
+#define SPLIT_MAX_HELD 16   // the most numbers a thread holds
 
 // Count d sits at d + d / 32, so lanes reading digits 8 apart hit different banks.
 #define SKEWED_COUNTS (256 + 8)
@@ -22,10 +23,10 @@ __device__ unsigned block_kth_largest(const unsigned (&held)[SPLIT_MAX_HELD], in
                                       unsigned (*counts)[SKEWED_COUNTS])
 {
     const int lane = threadIdx.x % WARP_SIZE;
-    unsigned prefix = 0, wanted = k; // wanted-th matching prefix
+    unsigned prefix = 0, wanted = k; // the wanted-th of those matching prefix
     for (int round = 0; round < KTH_ROUNDS; round++) {
         const int shift = 24 - 8 * round;
-        const unsigned decided = round == 0 ? 0u : ~0u << (shift + 8); // bits chosen
+        const unsigned decided = round == 0 ? 0u : ~0u << (shift + 8); // the bits chosen so far
 #pragma unroll
         for (int j = 0; j < SPLIT_MAX_HELD && j * SPLIT_THREADS < n; j++) {
             const unsigned digit = held[j] >> shift & (DIGIT_BINS - 1);
@@ -53,7 +54,7 @@ __device__ unsigned block_kth_by_bisection(unsigned mine, bool has, int k,
     if (lane == 0)
         agree[0][warp] = all, agree[1][warp] = any;
     __syncthreads();
-    unsigned ones = ~0u, seen = 0; // in all, in any
+    unsigned ones = ~0u, seen = 0; // bits set in every maximum, in some
 #pragma unroll
     for (int w = 0; w < SPLIT_THREADS / WARP_SIZE; w++)
         ones &= agree[0][w], seen |= agree[1][w];

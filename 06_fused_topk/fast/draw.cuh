@@ -1,7 +1,8 @@
 // fast/draw.cuh — one token a row, drawn by the warp that holds the row's K winners sorted, in
 // three scans of the weights w_i = exp((x_i - x_0) / T): the total, the kept prefix, the draw.
 // Invariants: every lane passes the same arguments; each scan sums the same weights in the same
-// order, so the sums agree bit for bit.
+// order, so the sums agree bit for bit. The uniform u comes from Philox keyed by (seed, row), so
+// every launch draws a row alike. A row of -inf yields the first winner with NaN probabilities.
 // Read next: dependent_launch.cuh.
 #ifndef FAST_DRAW_CUH
 #define FAST_DRAW_CUH

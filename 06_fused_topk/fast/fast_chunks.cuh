@@ -87,10 +87,10 @@ static __global__ void __launch_bounds__(FAST_THREADS, 8)
     fast_chunks_kernel(const T *__restrict__ x, unsigned rows, size_t cols, int k, chunk_cut cut,
                        chunk_workspace ws, int *__restrict__ indices, float *__restrict__ probs)
 {
-    extern __shared__ rank_key buffers[]; // a part a warp
+    extern __shared__ rank_key buffers[]; // each warp owns a part
     const unsigned g = chunk_warp();
     if (g >= rows * (unsigned)cut.chunks)
-        return; // the whole warp
+        return; // the whole warp leaves
     const unsigned row = g / cut.chunks;
     const int first = (int)(g % cut.chunks) * cut.length, n = min(cut.length, (int)cols - first);
     const int capacity = warp_capacity(k, logits16<T>::count, false), merge_at_most = chunk_merge_at_most(cut);
@@ -100,7 +100,7 @@ static __global__ void __launch_bounds__(FAST_THREADS, 8)
     const T *xc = x + row * cols + first;
     warp_offer_row(w, s, xc, n, Guess);
     warp_sort_best(w);
-    if (Guess && w.buf[min(k, n) - 1] == 0) // guess too high
+    if (Guess && w.buf[min(k, n) - 1] == 0) // fewer than K reached the guess
         warp_rank_row_again(w.buf, k, xc, n);
     chunk_finish(ws, w.buf, k, capacity, merge_at_most, cut, warp_combine(s), indices, probs);
 }

@@ -1,6 +1,6 @@
 // fast/fast_row.cuh — fast_row: a warp per row, each warp with its own part of the block's
 // shared memory and no block-wide barrier. K <= FAST_MAX_K and K <= cols.
-// Read next: chunk_merge.cuh.
+// Read next: lane_counts.cuh.
 #ifndef FAST_FAST_ROW_CUH
 #define FAST_FAST_ROW_CUH
 
@@ -11,7 +11,7 @@
 #include "per_device.cuh"
 #include "warp_row.cuh"
 
-#define FAST_WARPS 4 // a block's warps
+#define FAST_WARPS 4 // warps a block, a row each
 #define FAST_THREADS (FAST_WARPS * WARP_SIZE)
 
 // Guess: the first threshold is a guess, and a row that fewer than K logits reached is ranked
@@ -22,19 +22,19 @@ static __global__ void __launch_bounds__(FAST_THREADS, 8)
     fast_row_kernel(const T *__restrict__ x, size_t rows, size_t cols, int k, int *__restrict__ indices,
                     float *__restrict__ probs, const draw_request draw)
 {
-    extern __shared__ rank_key buffers[]; // a part a warp
+    extern __shared__ rank_key buffers[]; // each warp owns a part
     const int warp = threadIdx.x / WARP_SIZE;
     const size_t row = (size_t)blockIdx.x * FAST_WARPS + warp;
     if (row >= rows)
-        return; // the whole warp
-    wait_for_launch_ahead(); // before global access
+        return; // the whole warp leaves
+    wait_for_launch_ahead(); // before any global access
     const int capacity = warp_capacity(k, logits16<T>::count, Selects);
     warp_candidates<Selects> w = warp_candidates_init<Selects>(buffers + warp * capacity, k, capacity);
     online_stat s = ONLINE_IDENTITY;
     const T *xr = x + row * cols;
     warp_offer_row(w, s, xr, cols, Guess);
     warp_sort_best(w);
-    if (Guess && w.buf[k - 1] == 0) // guess too high
+    if (Guess && w.buf[k - 1] == 0) // fewer than K reached the guess
         warp_rank_row_again(w.buf, k, xr, cols);
     write_topk(w.buf, warp_statistic(s), row, k, indices, probs);
     if (Draw)
@@ -47,7 +47,7 @@ static void launch_fast_row_kernel(const void *x, size_t rows, size_t cols, int 
 {
     static bool shared_memory_raised[FAST_MAX_DEVICES];
     const int per_lane = logits16<T>::count, device = fast_device();
-    if (!shared_memory_raised[device]) { // for FAST_MAX_K
+    if (!shared_memory_raised[device]) { // room for FAST_MAX_K
         const int most = FAST_WARPS * warp_capacity(FAST_MAX_K, per_lane, Selects) * (int)sizeof(rank_key);
         CUDA_CHECK(cudaFuncSetAttribute(fast_row_kernel<T, Guess, Selects, Draw>,
                                         cudaFuncAttributeMaxDynamicSharedMemorySize, most));

@@ -1,5 +1,6 @@
 // fast/fast_split.cuh — fast_split: one row over a cluster of 16 blocks (sm_90), which agree on
 // a bound below the row's K-th largest and append the logits that reach it to the first block.
+// A list that overflows sends the first warp through the whole row, as fast_row does.
 // Assumes K <= FAST_MAX_K and cols <= INT32_MAX - SPLIT_THREADS.
 // Read next: draw.cuh.
 #ifndef FAST_FAST_SPLIT_CUH
@@ -16,7 +17,7 @@
 #include "per_device.cuh"
 #include "warp_row.cuh"
 
-#define SPLIT_UNROLL 16      // loads a thread
+#define SPLIT_UNROLL 16      // 16-byte loads in flight a thread
 
 // The list holds at least 4096 and 4K candidates, and fast_row's buffer.
 static int split_list(int k)
@@ -87,8 +88,8 @@ static __global__ void __launch_bounds__(SPLIT_THREADS, 1)
 {
 #if __CUDA_ARCH__ >= 900
     typedef logits16<T> vec;
-    extern __shared__ rank_key area[]; // count, then list
-    __shared__ unsigned maxima[SPLIT_THREADS]; // ordered bits
+    extern __shared__ rank_key area[]; // the first block's count, then its list
+    __shared__ unsigned maxima[SPLIT_THREADS]; // the block's group maxima, as ordered bits
     __shared__ online_stat warp_stats[SPLIT_THREADS / WARP_SIZE], block_stats[SPLIT_MAX_BLOCKS];
     __shared__ unsigned counts[KTH_ROUNDS][SKEWED_COUNTS]; // a round each
     __shared__ unsigned agree[2][SPLIT_THREADS / WARP_SIZE]; // a warp each
@@ -100,11 +101,11 @@ static __global__ void __launch_bounds__(SPLIT_THREADS, 1)
     const row_parts<T> p = split_row(xr, cols);
     const int first = slice_start(p, rank, blocks), end = slice_start(p, rank + 1, blocks);
     const bool head = rank == 0 && t < p.head, tail = rank == blocks - 1 && p.tail + t < (int)cols;
-    const int edge = head ? t : p.tail + t; // its index
+    const int edge = head ? t : p.tail + t; // the index of the edge logit
 
     // 1. Each thread folds its logits into (m, d) and its maximum; each group's maximum goes to
     //    its block's shared memory. A single tile stays in registers for step 3.
-    wait_for_launch_ahead(); // before global access
+    wait_for_launch_ahead(); // before any global access
     uint4 raw[SPLIT_UNROLL];
     load_tile(raw, p, first + t, end);
     const float edge_logit = head || tail ? logit_to_float(p.logits[edge]) : -INFINITY;
@@ -128,7 +129,7 @@ static __global__ void __launch_bounds__(SPLIT_THREADS, 1)
 #pragma unroll
         for (int g = 0; g < SPLIT_UNROLL; g += chunk) {
             if (i0 + g * SPLIT_THREADS >= end)
-                break; // past the slice
+                break; // the rest lies past the slice
             most = fmaxf(most, fold_chunk<T, chunk>(s, raw + g));
         }
     }
@@ -137,11 +138,11 @@ static __global__ void __launch_bounds__(SPLIT_THREADS, 1)
     const int per_block = SPLIT_THREADS / group_lanes, groups = blocks * per_block;
     if (lane % group_lanes == 0)
         maxima[t / group_lanes] = ordered_bits(most);
-    cluster.barrier_arrive(); // maxima written
+    cluster.barrier_arrive(); // this block's maxima are written
     s = warp_combine(s);
     if (lane == 0)
         warp_stats[warp] = s;
-    cluster.barrier_wait(); // all maxima written
+    cluster.barrier_wait(); // every block's maxima are written
 
     // 2. Every block finds the K-th largest of all the group maxima. Thread t reads groups
     //    t, t + 256, ..., which sit at one slot of every step-th block.
@@ -154,7 +155,7 @@ static __global__ void __launch_bounds__(SPLIT_THREADS, 1)
                                                  : block_kth_largest(held, groups, k, counts);
     // Below -inf's ordered bits lie only NaNs.
     const float bound = kth < ordered_bits(-INFINITY) ? -INFINITY : from_ordered_bits(kth);
-    if (warp == 0) { // to the first block
+    if (warp == 0) { // the block's statistic goes to block 0
         const online_stat b = warp_combine(lane < SPLIT_THREADS / WARP_SIZE ? warp_stats[lane] : ONLINE_IDENTITY);
         if (lane == 0)
             *cluster.map_shared_rank(&block_stats[rank], 0) = b;
@@ -173,13 +174,13 @@ static __global__ void __launch_bounds__(SPLIT_THREADS, 1)
 #pragma unroll
         for (int g = 0; g < SPLIT_UNROLL; g += chunk) {
             if (i0 + g * SPLIT_THREADS >= end)
-                break; // past the slice
+                break; // the rest lies past the slice
             if (!(vec::template largest<chunk>(raw + g) >= bound))
-                continue; // none reach it
+                continue; // no logit of the chunk reaches it
 #pragma unroll
             for (int u = g; u < g + chunk; u++) {
                 const int i = i0 + u * SPLIT_THREADS;
-                if (i < end) { // not padding
+                if (i < end) { // padding past the end is skipped
                     float v[vec::count];
                     vec::unpack(raw[u], v);
                     append_at_least(v, p.head + i * vec::count, bound, list, list_count, capacity);
@@ -187,7 +188,7 @@ static __global__ void __launch_bounds__(SPLIT_THREADS, 1)
             }
         }
     }
-    cluster.sync(); // all in block 0
+    cluster.sync(); // candidates and statistics are in block 0
 
     if (rank != 0)
         return;
@@ -198,7 +199,7 @@ static __global__ void __launch_bounds__(SPLIT_THREADS, 1)
     const int n = (int)*count;
     rank_key *mine = area + 1;
     if (n <= SPLIT_THREADS) {
-        int team = WARP_SIZE; // lanes a candidate
+        int team = WARP_SIZE; // lanes counting for one candidate
         while (team > 1 && team * n > SPLIT_THREADS)
             team /= 2;
         const int c = t / team;
@@ -226,7 +227,7 @@ static __global__ void __launch_bounds__(SPLIT_THREADS, 1)
                 sorted[place] = key;
         }
         if (Draw) {
-            __syncthreads(); // winners placed
+            __syncthreads(); // every winner is at its place
             if (warp == 0)
                 warp_draw(sorted, k, row, draw);
         }
@@ -240,7 +241,7 @@ static __global__ void __launch_bounds__(SPLIT_THREADS, 1)
             mine[i] = 0; // empties sort last
         __syncthreads();
         block_sort_by_runs(mine, padded, SPLIT_THREADS);
-    } else if (warp == 0) { // list overflowed
+    } else if (warp == 0) { // the list overflowed: rank the whole row
         warp_rank_row_again(mine, k, xr, cols);
     }
     const online_stat total = cluster_statistic(block_stats, blocks);

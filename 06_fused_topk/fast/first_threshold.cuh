@@ -1,4 +1,6 @@
-// fast/first_threshold.cuh — the warp's first threshold, from a sample spread over the row.
+// fast/first_threshold.cuh — the warp's first threshold, from a sample spread over the row:
+// certain for K <= 32, a guess past it that the caller checks after the row. The sample's loads
+// keep L2's normal priority, so the scan finds those vectors in L2 again.
 // Read next: warp_row.cuh.
 #ifndef FAST_FIRST_THRESHOLD_CUH
 #define FAST_FIRST_THRESHOLD_CUH
@@ -18,13 +20,13 @@ __device__ __forceinline__ void warp_threshold_from_lanes(warp_candidates<Select
     for (int r = 0; r < R; r++)
         e[r] = make_key(best[r], lane + r * WARP_SIZE);
     warp_sort_in_registers(e);
-    rank_key at = e[0]; // the rank-th key
+    rank_key at = e[0]; // the rank-th key sits in register (rank - 1) / 32 of lane (rank - 1) % 32
 #pragma unroll
     for (int r = 1; r < R; r++)
         if ((rank - 1) / WARP_SIZE == r)
             at = e[r];
     const float kth = key_logit(__shfl_sync(FULL_MASK, at, (rank - 1) % WARP_SIZE));
-    if (kth > -INFINITY) // else no threshold
+    if (kth > -INFINITY) // a K-th of -inf sets no threshold
         w.threshold = nextafterf(kth, -INFINITY);
 }
 

@@ -27,7 +27,7 @@ __device__ __forceinline__ V warp_inclusive_sum(V v)
 // Adds, to the counter of `digit`, the lanes with that digit and `in`, in one atomic.
 __device__ __forceinline__ void warp_count_digit(unsigned *counter, bool in, unsigned digit)
 {
-    const unsigned peers = __match_any_sync(FULL_MASK, in ? digit : DIGIT_BINS); // DIGIT_BINS: none
+    const unsigned peers = __match_any_sync(FULL_MASK, in ? digit : DIGIT_BINS); // DIGIT_BINS matches no digit
     if (in && threadIdx.x % WARP_SIZE == __ffs(peers) - 1)
         atomicAdd(counter, __popc(peers));
 }
@@ -46,7 +46,7 @@ __device__ __forceinline__ digit_pick warp_pick_digit(const unsigned *counts, un
 #pragma unroll
     for (int i = 0; i < DIGITS_A_LANE; i++)
         mine += counts[-i];
-    const unsigned through = warp_inclusive_sum(mine); // keys through this lane
+    const unsigned through = warp_inclusive_sum(mine); // keys in this lane's digits and above
     const int holder = __ffs(__ballot_sync(FULL_MASK, through >= rank)) - 1; // first to reach it
     digit_pick p = {0, through - mine, 0};
     if ((int)(threadIdx.x % WARP_SIZE) == holder)

@@ -19,7 +19,7 @@ __device__ __forceinline__ float largest(const float (&v)[N])
 }
 
 template <typename T>
-struct logits16; // unpack, and the largest of G vectors
+struct logits16; // how a vector unpacks, and the largest of G vectors
 
 template <>
 struct logits16<float> {

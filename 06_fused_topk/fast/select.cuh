@@ -2,7 +2,7 @@
 // select of the K-th key a digit (8 bits) at a time.
 // Invariants: after warp_select_best, buf[0..K) holds the K best keys and buf[K-1] the K-th; `hist`
 // is all zeros between selects. Keys are distinct, more than K.
-// Read next: ballot_append.cuh.
+// Read next: chunk_merge.cuh.
 #ifndef FAST_SELECT_CUH
 #define FAST_SELECT_CUH
 
@@ -31,7 +31,7 @@ __device__ __forceinline__ digit_pick warp_find_digit(unsigned *hist, unsigned r
 #pragma unroll
     for (int i = 0; i < DIGITS_A_LANE; i++)
         mine[-i] = 0;
-    __syncwarp(); // bins are clear
+    __syncwarp(); // every bin is clear
     return pick;
 }
 
@@ -51,20 +51,20 @@ __device__ __forceinline__ rank_key warp_differing_bits(const rank_key *buf, int
 __device__ __forceinline__ rank_key warp_select_best(rank_key *buf, int n, int k, unsigned *hist)
 {
     const int lane = threadIdx.x % WARP_SIZE;
-    __syncwarp(); // appends are in
+    __syncwarp(); // every lane's appends are in
     const rank_key differ = warp_differing_bits(buf, n);
-    rank_key mask = ~differ, prefix = buf[0] & mask; // shared bits
+    rank_key mask = ~differ, prefix = buf[0] & mask; // shared bits are the k-th's
     unsigned rank = (unsigned)k;
     for (int shift = 64 - DIGIT_BITS; shift >= 0; shift -= DIGIT_BITS) {
         if ((differ >> shift & (DIGIT_BINS - 1)) == 0)
-            continue; // digit shared: skip
+            continue; // every key shares it
         warp_histogram(buf, n, prefix, mask, shift, hist);
         __syncwarp();
         const digit_pick bin = warp_find_digit(hist, rank);
         prefix |= (rank_key)bin.digit << shift, mask |= (rank_key)(DIGIT_BINS - 1) << shift;
         rank -= bin.above;
         if (bin.in == 1)
-            break; // k-th found
+            break; // the bin holds the k-th alone
     }
     // Keeps the keys with (key & mask) >= prefix, exactly k, compacted in place by ballots. A
     // round writes only at or before what it read.
@@ -83,10 +83,10 @@ __device__ __forceinline__ rank_key warp_select_best(rank_key *buf, int n, int k
         }
         kept += __popc(keepers);
     }
-    const int holder = __ffs(__ballot_sync(FULL_MASK, kth_at >= 0)) - 1; // lane with k-th
+    const int holder = __ffs(__ballot_sync(FULL_MASK, kth_at >= 0)) - 1; // the lane holding the k-th
     kth_at = __shfl_sync(FULL_MASK, kth_at, holder);
     kth = __shfl_sync(FULL_MASK, kth, holder);
-    __syncwarp(); // compaction done
+    __syncwarp(); // compaction ends before the swap
     if (lane == 0)
         buf[kth_at] = buf[k - 1], buf[k - 1] = kth;
     __syncwarp();

@@ -79,9 +79,9 @@ __device__ void write_topk(const rank_key *sorted, online_stat s, size_t row, in
 template <typename T>
 __device__ __noinline__ void warp_rank_row_again(rank_key *buf, int k, const T *xr, size_t cols)
 {
-    __syncwarp(); // buf is read
+    __syncwarp(); // every lane is done reading buf
     warp_candidates<false> w = warp_candidates_init<false>(buf, k, warp_capacity(k, logits16<T>::count, false));
-    online_stat unused = ONLINE_IDENTITY; // not needed
+    online_stat unused = ONLINE_IDENTITY; // the caller has the statistic
     warp_offer_row(w, unused, xr, cols, false);
     warp_sort_best(w);
 }

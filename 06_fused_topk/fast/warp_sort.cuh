@@ -118,7 +118,7 @@ template <bool BLOCK>
 __device__ __forceinline__ void team_sort_by_runs(rank_key *buf, int n, int threads)
 {
     const int self = team_self<BLOCK>(), step = threads / WARP_SIZE * 4 * WARP_SIZE;
-    const int first = BLOCK ? threadIdx.x / WARP_SIZE * 4 * WARP_SIZE : 0; // this warp's run
+    const int first = BLOCK ? threadIdx.x / WARP_SIZE * 4 * WARP_SIZE : 0; // this warp's first run
     for (int base = first; base < n; base += step) {
         rank_key e[4];
         warp_load_run(buf, base, e);
@@ -126,7 +126,7 @@ __device__ __forceinline__ void team_sort_by_runs(rank_key *buf, int n, int thre
         warp_store_run(buf, base, e);
     }
     team_wait<BLOCK>();
-    for (int size = 8 * WARP_SIZE; size <= n; size *= 2) { // from runs of 256
+    for (int size = 8 * WARP_SIZE; size <= n; size *= 2) { // first merges runs of 128 into 256
         for (int stride = size / 2; stride >= 4 * WARP_SIZE; stride /= 2) {
             bitonic_layer(buf, n, size, stride, self, threads);
             team_wait<BLOCK>();
