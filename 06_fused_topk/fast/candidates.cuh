@@ -74,7 +74,7 @@ static __host__ __device__ int warp_capacity(int k, int per_lane, bool selects)
 // Selects: all candidates unsorted, the best K chosen by a select.
 template <bool Selects>
 struct warp_candidates {
-    rank_key *buf;   // the buffer above
+    rank_key *buf;   // the buffer drawn above
     int fill;        // keys in buf, equal in every lane
     int k, kept, flush_at, capacity; // capacity: slots, kept included
     float threshold; // NaN lets every logit pass

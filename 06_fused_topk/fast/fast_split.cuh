@@ -91,8 +91,8 @@ static __global__ void __launch_bounds__(SPLIT_THREADS, 1)
     extern __shared__ rank_key area[]; // the first block's count, then its list
     __shared__ unsigned maxima[SPLIT_THREADS]; // the block's group maxima, as ordered bits
     __shared__ online_stat warp_stats[SPLIT_THREADS / WARP_SIZE], block_stats[SPLIT_MAX_BLOCKS];
-    __shared__ unsigned counts[KTH_ROUNDS][SKEWED_COUNTS]; // a round each
-    __shared__ unsigned agree[2][SPLIT_THREADS / WARP_SIZE]; // a warp each
+    __shared__ unsigned counts[KTH_ROUNDS][SKEWED_COUNTS]; // counts, a round each
+    __shared__ unsigned agree[2][SPLIT_THREADS / WARP_SIZE]; // AND and OR, a warp each
     cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
     const int blocks = (int)cluster.num_blocks(), rank = (int)cluster.block_rank();
     const int lane = threadIdx.x % WARP_SIZE, warp = threadIdx.x / WARP_SIZE, t = threadIdx.x;
@@ -275,7 +275,7 @@ static bool split_available(void)
         int clusters;
         cudaFuncAttributes built;
         CUDA_CHECK(cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, device));
-        CUDA_CHECK(cudaFuncGetAttributes(&built, fast_split_kernel<T, false>)); // built alike
+        CUDA_CHECK(cudaFuncGetAttributes(&built, fast_split_kernel<T, false>)); // both kernels are built alike
         available[device] = clusters && built.binaryVersion >= 90 ? 2 : 1;
     }
     return available[device] == 2;

@@ -47,7 +47,7 @@ __device__ __forceinline__ digit_pick warp_pick_digit(const unsigned *counts, un
     for (int i = 0; i < DIGITS_A_LANE; i++)
         mine += counts[-i];
     const unsigned through = warp_inclusive_sum(mine); // keys in this lane's digits and above
-    const int holder = __ffs(__ballot_sync(FULL_MASK, through >= rank)) - 1; // first to reach it
+    const int holder = __ffs(__ballot_sync(FULL_MASK, through >= rank)) - 1; // the first lane to reach rank
     digit_pick p = {0, through - mine, 0};
     if ((int)(threadIdx.x % WARP_SIZE) == holder)
         for (int i = 0;; i++) {

@@ -57,7 +57,7 @@ __device__ __forceinline__ rank_key warp_select_best(rank_key *buf, int n, int k
     unsigned rank = (unsigned)k;
     for (int shift = 64 - DIGIT_BITS; shift >= 0; shift -= DIGIT_BITS) {
         if ((differ >> shift & (DIGIT_BINS - 1)) == 0)
-            continue; // every key shares it
+            continue; // every key shares this digit
         warp_histogram(buf, n, prefix, mask, shift, hist);
         __syncwarp();
         const digit_pick bin = warp_find_digit(hist, rank);
