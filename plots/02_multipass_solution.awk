@@ -11,6 +11,7 @@ function read_stage_run(path,    line, f, head, nhead, i, n, c, have) {
         if (substr(line, 1, 2) == "# ") {
             if (substr(line, 3, 6) == "date: ") base_date = substr(line, 9)
             if (substr(line, 3, 6) == "code: ") base_code = substr(line, 9)
+            if (substr(line, 3, 9) == "sources: ") base_sources = substr(line, 12)
             continue
         }
         n = split(line, f, ",")
@@ -22,8 +23,6 @@ function read_stage_run(path,    line, f, head, nhead, i, n, c, have) {
     close(path)
     return have
 }
-
-function code_of(c) { return c == "" ? "not recorded" : c }
 
 END {
     if (!lead) exit
@@ -41,6 +40,7 @@ END {
     print "| n | multipass ms | % of ceiling | the fold's ms | % of ceiling | speedup | launches | check |"
     print "|---:|---:|---:|---:|---:|---:|---|:---:|"
     m = split(rows_where("experiment", "timing"), t, " ")
+    shown = 0
     for (i = 1; i <= m; i++) {
         r = t[i]
         n = val[r, "cols"]
@@ -49,9 +49,14 @@ END {
             ms(base[n, "median_ms"], 3), num(base[n, "pct_ceiling"], "%.1f"), \
             ms(val[r, "median_ms"], 3), num(val[r, "pct_ceiling"], "%.1f"), \
             times(base[n, "median_ms"] / val[r, "median_ms"]), base[n, "launches"], val[r, "launches"], val[r, "result"]
+        shown++
+    }
+    if (!shown) {
+        printf "%s: no exercise timing row from n = 1M up with a multipass row of the same n in %s\n", FILENAME, stage_csv > "/dev/stderr"
+        exit 1
     }
     print ""
-    printf "Rows of [%s](../../%s) (%s, %s, code %s) and [%s](../../%s) (%s, code %s).\n", \
-        run_name(), FILENAME, gpu_name(meta["gpu"]), meta["date"], code_of(meta["code"]), \
-        base_name, stage_csv, base_date, code_of(base_code)
+    printf "*Rows: the fold, %s run of %s ([%s](../../%s)); multipass, run of %s ([%s](../../%s)).*\n", \
+        gpu_name(meta["gpu"]), run_said(meta["date"], meta["code"], meta["sources"], stage_of(FILENAME)), run_name(), FILENAME, \
+        run_said(base_date, base_code, base_sources, stage_of(stage_csv)), base_name, stage_csv
 }

@@ -3,9 +3,9 @@
 # runs `./run --csv ../plots/data/<gpu>/NN_<stage>.csv` in its folder, <gpu> the folder named from
 # the GPU (gpu_folder below); stage 02 then times its exercise's worked solution, `./run_solution
 # --variant exercise`, into 02_multipass_solution.csv; stage 06 adds PyTorch's rows
-# (06_fused_topk/torch_topk.py) when python3 can import torch with CUDA. No other GPU's folder is touched. A stage whose rows fail
-# verification keeps its CSV, FAIL rows included (the program writes it and exits 1); the script
-# says so, runs the other stages and make plots, and exits 1.
+# (06_fused_topk/torch_topk.py) when python3 can import torch with CUDA. No other GPU's folder is
+# touched. A stage whose rows fail verification keeps its CSV, FAIL rows included (the program
+# writes it and exits 1); the script says so, runs the other stages and make plots, and exits 1.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
