@@ -1,9 +1,12 @@
 # Experiment 6: time of a top-K over 8192 x 50257 float32 logits, against K, for each variant and
-# each GPU.
+# each GPU; threshold (K <= 64) where a run has its rows.
 name = "06_k_sweep"
 stage = "06_fused_topk"
 load "plots/runs.gp"
 sweep(v) = (strcol("experiment") eq "k_sweep" && strcol("variant") eq v) ? column("median_ms") : NaN
+nthreshold = int(system(sprintf("cat %s | grep -c '^k_sweep,threshold,' || true", runs)))
+threshold_curve = nthreshold == 0 ? '' : \
+    'for [i = 1:nruns] run(i) using "k":(sweep("threshold")) with linespoints pt 13 dt i lc rgb "#118833" title once(i, "threshold (one threshold a warp, K <= 64)"), '
 
 set title "06\\_fused\\_topk: 8192 x 50257 float32, time against K (same run)"
 set xlabel "K"
@@ -11,10 +14,11 @@ set ylabel "median ms (log scale)"
 set logscale xy
 set xrange [0.7:1500]
 set key below horizontal maxcols 2
-set bmargin 4 + ceil((4 + nruns) / 2.0)
+set bmargin 4 + ceil((4 + (nthreshold > 0) + nruns) / 2.0)
 
 draw = 'plot for [i = 1:nruns] run(i) using "k":(sweep("unfused")) with linespoints pt 7 dt i lc rgb "#888888" title once(i, "unfused (softmax, sort, take K)"), \
             for [i = 1:nruns] run(i) using "k":(sweep("fused")) with linespoints pt 5 dt i lc rgb "#aa5500" title once(i, "fused (warp per row, K <= 32)"), \
+            @threshold_curve \
             for [i = 1:nruns] run(i) using "k":(sweep("fast")) with linespoints pt 9 dt i lc rgb "#0055aa" title once(i, "fast"), \
             for [i = 1:nruns] run(i) using "k":(sweep("torch")) with linespoints pt 3 dt i lc rgb "#aa0055" title once(i, "torch.topk(torch.softmax(x))"), \
             @gpu_keys'

@@ -7,6 +7,10 @@ load "plots/runs.gp"
 load "plots/model.gp"
 sweep(v, x) = (strcol("experiment") eq "k_sweep" && strcol("variant") eq v && strcol("dtype") eq "float32") ? x : NaN
 batch1(v, x) = (strcol("experiment") eq "batch1" && strcol("variant") eq v) ? x : NaN
+# threshold (K <= 64) where a run has its rows.
+nthreshold = int(system(sprintf("cat %s | grep -c '^k_sweep,threshold,' || true", runs)))
+threshold_curve = nthreshold == 0 ? '' : \
+    'for [i = 1:nruns] run(i) using (sweep("threshold", column("k"))):(sweep("threshold", topk_ratio(i))) with linespoints pt 13 lw 2 dt i lc rgb "#118833" title once(i, "threshold (K <= 64)"), '
 
 set logscale x
 set key top left font ",9"
@@ -17,6 +21,7 @@ draw = 'set multiplot layout 1, 2 title "06\\_fused\\_topk: measured time over t
              for [i = 1:nruns] run(i) using (sweep("unfused", column("k"))):(sweep("unfused", topk_ratio(i))) with linespoints pt 7 lw 2 dt i lc rgb "#888888" title once(i, "unfused"), \
              for [i = 1:nruns] run(i) using (sweep("torch", column("k"))):(sweep("torch", topk_ratio(i))) with linespoints pt 3 lw 2 dt i lc rgb "#aa0055" title once(i, "torch"), \
              for [i = 1:nruns] run(i) using (sweep("fused", column("k"))):(sweep("fused", topk_ratio(i))) with linespoints pt 5 lw 2 dt i lc rgb "#aa5500" title once(i, "fused (K <= 32)"), \
+             @threshold_curve \
              for [i = 1:nruns] run(i) using (sweep("fast", column("k"))):(sweep("fast", topk_ratio(i))) with linespoints pt 9 lw 2 dt i lc rgb "#0055aa" title once(i, "fast"), \
              @gpu_keys; \
         set title "a batch of one, K = 50, float32"; set xlabel "V (row length)"; set xrange [40000:330000]; \
