@@ -40,6 +40,8 @@ help:
 	@echo "                         default: read from the GPU, or sm_75..sm_90 when there is none"
 	@echo "  NVCC=/path/to/nvcc     the CUDA compiler (default: nvcc on PATH, then /usr/local/cuda)"
 	@echo "  NVCC_EXTRA=-Xptxas=-v  extra nvcc flags, e.g. the register and shared-memory report"
+	@echo "  CODE=a67d67c           the code a CSV header names (default: git describe --always --dirty;"
+	@echo "                         give it where the tree has no .git)"
 	@echo "  FUZZ_SECONDS=60        how long make fuzz runs each fuzz target; FUZZ_CC=clang: its compiler"
 	@echo "  STRESS_CASES=10000     cases a stage in make stress (make test runs 1000, from seed 2026)"
 
@@ -144,9 +146,9 @@ stage_of = $(call stage_dir,$(filter 1 2 3 4 5 6,$(call whole,$(1))))
 # The program $(1) as the shell finds it: a path that exists, or a name in a folder of PATH.
 find_program = $(if $(findstring /,$(1)),$(wildcard $(1)),$(if $(1),$(firstword $(wildcard $(addsuffix /$(1),$(subst :, ,$(PATH)))))))
 
-# ARCH as common/build.mk checks it, here too so that a bad one is refused in one line before a
-# stage's make starts.
-ifneq ($(origin ARCH),undefined)
+# ARCH and CODE as common/build.mk checks them, here too so that a bad one is refused in one line
+# before a stage's make starts.
+ifneq ($(origin ARCH)$(origin CODE),undefinedundefined)
   include common/arch.mk
 endif
 ifneq ($(filter sanitize,$(MAKECMDGOALS)),)

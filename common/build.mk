@@ -69,6 +69,27 @@ $(ARCH_STAMP): $(if $(and $(findstring $(STAMP_TEXT),$(STAMP_NOW)),$(findstring 
 	@printf '%s\n' '$(subst ','\'',$(STAMP_TEXT))' > $@
 .PHONY: FORCE
 FORCE:
+
+# What a run's CSV header names of the code it measured (common/report.c): CODE, the checkout's `git
+# describe --always --dirty` ("unknown" without git; `make CODE=...` names it where the tree has no
+# .git), and SOURCES, the hash of the stage's own source files, whose rule lives in
+# plots/make_plots.sh (--sources), so that make plots recomputes it the same way on the files of
+# today ("none" outside a stage's folder). Both are compiled into report.o alone; $(BUILD)/code.txt
+# holds them and, like arch.txt, is rewritten only when they change, so a new commit or an edited
+# source rebuilds report.o and relinks, nothing more.
+ifeq ($(origin CODE),undefined)
+  CODE := $(or $(shell git -C '$(ROOT)' describe --always --dirty 2>/dev/null),unknown)
+endif
+SOURCES_STAGE := $(filter 01_% 02_% 03_% 04_% 05_% 06_%,$(lastword $(subst /, ,$(CURDIR))))
+SOURCES := $(or $(if $(SOURCES_STAGE),$(shell sh '$(ROOT)/plots/make_plots.sh' --sources $(SOURCES_STAGE))),none)
+CODE_STAMP := $(BUILD)/code.txt
+CODE_TEXT := $(CODE) $(SOURCES)
+CODE_NOW := $(file <$(CODE_STAMP))
+$(CODE_STAMP): $(if $(and $(findstring $(CODE_TEXT),$(CODE_NOW)),$(findstring $(CODE_NOW),$(CODE_TEXT))),,FORCE)
+	@mkdir -p $(@D)
+	@printf '%s\n' '$(CODE_TEXT)' > $@
+$(BUILD)/common/report.o: $(CODE_STAMP)
+$(BUILD)/common/report.o: CFLAGS += -DCOURSE_CODE='"$(CODE)"' -DCOURSE_SOURCES='"$(SOURCES)"'
 .DEFAULT_GOAL := $(stamp_default_goal)
 
 $(BUILD)/%.o: $(ROOT)/%.c $(ARCH_STAMP)

@@ -5,6 +5,15 @@
 
 #include "check.h"
 
+/* The code a run measured, as common/build.mk compiles it in: `git describe` of the checkout, and
+ * the hash of the stage's own sources (plots/make_plots.sh states its rule). */
+#ifndef COURSE_CODE
+#define COURSE_CODE "unknown"
+#endif
+#ifndef COURSE_SOURCES
+#define COURSE_SOURCES "none"
+#endif
+
 void format_count(size_t n, char *buf, size_t len)
 {
     static const char suffix[] = {'\0', 'K', 'M', 'G'};
@@ -83,6 +92,8 @@ void report_csv_header(FILE *csv, const gpu_info *gpu, const char *ceiling_name,
     fprintf(csv, "# cuda: runtime %d.%d, driver %d.%d\n", gpu->runtime_version / 1000,
             gpu->runtime_version % 1000 / 10, gpu->driver_version / 1000, gpu->driver_version % 1000 / 10);
     fprintf(csv, "# date: %s\n", date);
+    fprintf(csv, "# code: %s\n", COURSE_CODE);
+    fprintf(csv, "# sources: %s\n", COURSE_SOURCES);
     fprintf(csv, "# ceiling: %s %.1f GB/s; dram theoretical %.1f GB/s\n", ceiling_name,
             ceiling_gbps, gpu->dram_theoretical_gbps);
     fprintf(csv, "# command:");

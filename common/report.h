@@ -1,5 +1,5 @@
 /* What a run prints: an aligned table on stdout, and optionally the same rows as CSV whose header
- * names the GPU, the CUDA versions and the date, so every number can be traced to its run.
+ * names the GPU, the CUDA versions, the date and the code, so every number can be traced to its run.
  *
  * The timing columns, the comparison with the baseline and their CSV fields are the same in every
  * table and are written here; each kind of table (softmax in bench.h, a stage's own in its folder)
@@ -71,9 +71,10 @@ void report_timing_header(const timing_layout *layout, relative_mode relative, c
 void report_timing_row(const timing_layout *layout, relative_mode relative, const char *shape,
                        const char *before, const measurement *m, const char *after);
 
-/* The CSV's header: '#' lines naming GPU, CUDA runtime and driver, date, ceiling and the command
- * line (each argument escaped as quote_arg() does, so that it stays one line), then the line of
- * column names. */
+/* The CSV's header: '#' lines naming GPU, CUDA runtime and driver, date, the code (`git describe`
+ * at build time, or make's CODE=...; "unknown" without either), the hash of the stage's sources
+ * ("none" outside a stage's build), ceiling and the command line (each argument escaped as
+ * quote_arg() does, so that it stays one line), then the line of column names. */
 void report_csv_header(FILE *csv, const gpu_info *gpu, const char *ceiling_name, double ceiling_gbps, int argc,
                        char **argv, const char *columns);
 

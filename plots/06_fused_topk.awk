@@ -273,10 +273,31 @@ function goals_block(V,    r, i, k, pt, px) {
 # A server's shapes against the issue's goals for them, as measured, or "no rows yet".
 function serving_goals() {
     block("findings:06_serving")
-    if (!lead) print ""
-    print "**" gpu_name(meta["gpu"]) "**:"
-    print ""
+    gpu_part("against its own read ceiling", "the same goals, against its own read ceiling")
     goal_lines("serving")
+}
+
+# The steps of 06_fused_topk/README.md, from the primary GPU's run: at 8192 × V float32, K = 10 and
+# then K = 50, each of unfused, fused, threshold and fast that the workload measured, with its
+# median, its share of the read ceiling and its speed-up over the row before (none for the first row
+# of a K). A variant the run lacks is left out.
+function steps_block(V,    i, j, k, r, prev, nv, v) {
+    block("steps:06_fused_topk")
+    print "| K | step | median ms | % of read ceiling | speed-up over the row before |"
+    print "|---:|---|---:|---:|---:|"
+    nv = split("unfused fused threshold fast", v, " ")
+    for (i = 1; i <= 2; i++) {
+        k = i == 1 ? 10 : 50
+        prev = 0
+        for (j = 1; j <= nv; j++) {
+            if (!(r = topk_row("workload", v[j], "float32", V, k))) continue
+            printf "| %d | %s | %s | %s | %s |\n", k, v[j], num(val[r, "median_ms"], "%.3f"), \
+                num(val[r, "pct_ceiling"], "%.1f"), prev ? sprintf("%.2f×", val[prev, "median_ms"] / val[r, "median_ms"]) : ""
+            prev = r
+        }
+    }
+    print ""
+    print provenance_line(gpu_name(meta["gpu"]), meta["date"], meta["code"], meta["sources"], stage_of(FILENAME))
 }
 
 
@@ -463,9 +484,11 @@ function results(V) {
     goals_block(V)
     findings(V)
     claims(V)
+    steps_block(V)
 }
 
 END {
     tables()
     results(50257)
+    table_end()
 }

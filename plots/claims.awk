@@ -24,6 +24,9 @@ function read_ncu(path,    line, n, w, name) {
 }
 
 function us(ms) { return sprintf("%.1f µs", 1000 * ms) }
+
+# The order of the runs in the line under the table: the primary GPU's first, then by path.
+function run_order(f) { return (substr(f, 1, length(primary) + 1) == primary "/" ? "0 " : "1 ") f }
 function speedup(base, r, f) { return sprintf("%.2f×", val[f, base, "median_ms"] / val[f, r, "median_ms"]) }
 
 # Two median times compared as the stage programs compare them: rel "overhead" (the second's extra
@@ -190,4 +193,22 @@ END {
             (val[f, last, "baseline_ms"] / val[f, last, "median_ms"] < 1 ? "confirmed: the single-block merge is slower than multipass at n = 100M on both" : "not reproduced: here the single-block merge is still faster at n = 100M") \
             sprintf("; its speedup spans %.2f× to %.2f× here, %.2f× to %.2f× there", lo[2], hi[2], lo[1], hi[1])
     }
+
+    # The line under the table: every run it read (the primary GPU's first), its date, and its code
+    # and sources as common.awk's provenance line says them; runs alike in those are listed together.
+    ngroups = 0
+    for (f in ncols) names[++nnames] = f
+    for (i = 1; i <= nnames; i++)
+        for (j = i + 1; j <= nnames; j++)
+            if (run_order(names[j]) < run_order(names[i])) { t = names[i]; names[i] = names[j]; names[j] = t }
+    for (i = 1; i <= nnames; i++) {
+        f = names[i]
+        said = run_said("", meta[f, "code"], meta[f, "sources"], stage_of(f))
+        sub(/^, /, "", said)
+        if (!(said in group)) { group[said] = ""; group_order[++ngroups] = said }
+        group[said] = group[said] (group[said] == "" ? "" : ", ") f " " meta[f, "date"]
+    }
+    line = ""
+    for (i = 1; i <= ngroups; i++) line = line (i > 1 ? "; " : "") group[group_order[i]] ", " group_order[i]
+    print "*Runs the rows read: " line ".*"
 }

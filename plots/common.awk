@@ -33,3 +33,40 @@ function count(n,    k) {
     for (k = 0; k < 3 && n >= 1000 && n % 1000 == 0; k++) n /= 1000
     return n substr("KMG", k, k > 0)
 }
+
+# The provenance line under each generated table: which GPU's run its rows come from, its date, the
+# code it measured (its '# code:' line; "not recorded" where the run predates that line) and,
+# where the run recorded its stage's sources hash ('# sources:'), whether today's files still hash
+# the same. plots/make_plots.sh computes today's hashes by the rule it states (--sources) and hands
+# them over as sources_list, "01_naive=<hash> 02_multipass=<hash> ...".
+BEGIN {
+    n_sources = split(sources_list, sources_w, " ")
+    for (i_sources = 1; i_sources <= n_sources; i_sources++) {
+        k_sources = index(sources_w[i_sources], "=")
+        sources_now[substr(sources_w[i_sources], 1, k_sources - 1)] = substr(sources_w[i_sources], k_sources + 1)
+    }
+}
+
+# The stage a CSV measured, from its path: "06_fused_topk" for plots/data/h200/06_fused_topk.csv, and
+# "02_multipass" for a solution's run, 02_multipass_solution.csv (built in the stage's folder).
+function stage_of(path) {
+    sub(/.*\//, "", path)
+    sub(/\.csv$/, "", path)
+    sub(/_solution$/, "", path)
+    return path
+}
+
+# A run's date and code as the line says them, "2026-11-28T03:26:23Z, code 1a2b3c4, stage sources
+# unchanged since" (or "..., stage sources changed since (hash 1a2b3c4d5e6f then, 5e6f7a8b9c0d
+# now)"); nothing on the sources where the run recorded no hash.
+function run_said(date, code, sources, stage,    s) {
+    s = date ", code " (code == "" ? "not recorded" : code)
+    if (sources == "" || !(stage in sources_now)) return s
+    if (sources == sources_now[stage]) return s ", stage sources unchanged since"
+    return s ", stage sources changed since (hash " sources " then, " sources_now[stage] " now)"
+}
+
+# The whole line, in italics: "*Rows: H200 run of 2026-11-28T03:26:23Z, code not recorded.*"
+function provenance_line(gpu, date, code, sources, stage) {
+    return "*Rows: " gpu " run of " run_said(date, code, sources, stage) ".*"
+}

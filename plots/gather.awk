@@ -2,7 +2,8 @@
 # Passes on the "@@ name" blocks that the scripts printed, except three kinds whose lines come from
 # several scripts or from several GPUs' runs, and are put together here:
 # - claims: the claims table. Each row's ID (C1, C2, ...) is fixed in its script, with an anchor
-#   (#c1, ...) that text can link to; the table lists the rows by ID.
+#   (#c1, ...) that text can link to; the table lists the rows by ID, then the line that names the
+#   runs they read (the lines of a claims block that start with '*', plots/claims.awk's).
 # - ratios: lines "findings<TAB>GPU<TAB>label<TAB>value" (plots/lib.awk, ratio()). A findings block
 #   that runs on two GPUs or more sent ratios to gets one more bullet at its end: each label with
 #   its value on every GPU that has it, in the order the runs came (the primary GPU first).
@@ -14,6 +15,7 @@
 /^@@ / { kind = ($0 == "@@ claims") ? "claims" : ($0 == "@@ ratios") ? "ratios" : ($0 == "@@ goals") ? "goals" : ""; if (kind == "") print; next }
 kind == "" { print; next }
 kind == "claims" && /^\| <a id="c[0-9]+">/ { id = substr($0, 11) + 0; row[id] = $0; if (id > last) last = id }
+kind == "claims" && /^\*/ { footer = footer "\n" $0 }
 kind == "ratios" {
     split($0, f, "\t")
     t = f[1]; gpu = f[2]; label = f[3]
@@ -33,6 +35,7 @@ kind == "goals" {
 END {
     print "@@ claims"; print "| ID | claim | measured here | verdict |"; print "|---|---|---|---|"
     for (id = 1; id <= last; id++) if (id in row) print row[id]
+    if (footer != "") print footer
     for (i = 1; i <= ntargets; i++) {
         t = targets[i]
         if (ngpus[t] < 2) continue

@@ -33,20 +33,49 @@ function run_name(    path) {
     return path
 }
 
-# Starts the block that replaces <!-- BEGIN name --> ... <!-- END name --> in EXPERIMENTS.md.
-function block(name) { print "@@ " name }
-
-# Starts a table's block: a line naming the GPU and the ceiling of its run, then the table the
-# caller prints. The tables of several GPUs join under one marker, a blank line between them.
-function table_block(name) {
-    block(name)
-    if (!lead) print ""
-    print "**" gpu_name(meta["gpu"]) "**, ceiling in the same run: " ceiling_text(meta["ceiling"]) ":"
-    print ""
+# Whether this run is the primary GPU's (make_plots.sh's variable primary names its folder).
+function on_primary(    dir) {
+    dir = FILENAME
+    sub(/^plots\/data\//, "", dir); sub(/\/.*/, "", dir)
+    return primary == "" || dir == primary
 }
 
-# Where the numbers came from, one list item for each GPU's run: GPU, CUDA, date, ceiling, command
-# and the CSV. A --csv path that was absolute on the machine that ran it (e.g. /root/out/NN.csv) is
+# Starts the block that replaces <!-- BEGIN name --> ... <!-- END name --> in EXPERIMENTS.md, after
+# ending the table the block before it left open (table_end).
+function block(name) { table_end(); print "@@ " name }
+
+# Starts a table's block: a line naming the GPU and the ceiling of its run, then the table the
+# caller prints, which the next block() or table_end() closes with its provenance line. The tables
+# of several GPUs join under one marker, a blank line between them; another GPU's than the primary
+# is folded in <details>, its line the summary.
+function table_block(name) {
+    block(name)
+    gpu_part("ceiling in the same run: " ceiling_text(meta["ceiling"]), \
+        "the same table; ceiling in its run: " ceiling_text(meta["ceiling"]))
+}
+
+# The head of this GPU's part of a block: its name and `shown` for the primary GPU, or its name and
+# `folded` as the summary of another's folded part; table_end() ends it.
+function gpu_part(shown, folded) {
+    if (!lead) print ""
+    if (on_primary()) print "**" gpu_name(meta["gpu"]) "**, " shown ":"
+    else print "<details><summary><b>" gpu_name(meta["gpu"]) "</b>: " folded "</summary>"
+    print ""
+    part_open = 1
+}
+
+# Ends the part gpu_part() began, if one is open: the line naming the run its rows come from, and
+# the end of the fold.
+function table_end() {
+    if (!part_open) return
+    part_open = 0
+    print ""
+    print provenance_line(gpu_name(meta["gpu"]), meta["date"], meta["code"], meta["sources"], stage_of(FILENAME))
+    if (!on_primary()) { print ""; print "</details>" }
+}
+
+# Where the numbers came from, one list item for each GPU's run (another GPU's than the primary
+# folded): GPU, CUDA, date, code, ceiling, command and the CSV. A --csv path that was absolute on the machine that ran it (e.g. /root/out/NN.csv) is
 # shown as the file it became here: that machine's folders mean nothing to a reader. A relative one
 # (from the stage's folder, ../plots/data/..., or from the root) that does not name the CSV's
 # present path gets a note: the file was written there and has moved since (the runs of one GPU
@@ -72,8 +101,11 @@ function setup_block(name,    command, n, w, i, path, written, dir) {
         path = written; sub(/.*\//, "", path)
         written = "; written as " written ", since moved to " ((dir path == FILENAME) ? dir : FILENAME)
     }
-    print "- Measured on **" meta["gpu"] "**, CUDA " meta["cuda"] ", " meta["date"] "; ceiling in the same run: " meta["ceiling"] "."
+    if (!on_primary()) { print ""; print "<details><summary>The <b>" gpu_name(meta["gpu"]) "</b> run</summary>"; print "" }
+    print "- Measured on **" meta["gpu"] "**, CUDA " meta["cuda"] ", " run_said(meta["date"], meta["code"], meta["sources"], \
+        stage_of(FILENAME)) "; ceiling in the same run: " meta["ceiling"] "."
     print "  Command: `" command "` (data: [" FILENAME "](" FILENAME ")" written ")."
+    if (!on_primary()) { print ""; print "</details>" }
 }
 
 # One ratio of this run, for the bullet that compares the GPUs: plots/gather.awk joins each label's

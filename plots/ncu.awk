@@ -1,7 +1,8 @@
 # A table of the kernels in an Nsight Compute log (plots/data/<gpu>/ncu_*.log, the text that
 # `ncu --section SpeedOfLight ...` prints), as a block named profile:<log name>, under a line naming
 # the GPU, from the 'GPU:' line the stage program printed. plots/make_plots.sh runs it once for each
-# GPU that has the log, the primary GPU first (lead=1 for that one), and joins the tables.
+# GPU that has the log, the primary GPU first (lead=1 for that one), and joins the tables; another
+# GPU's than the primary (the variable primary names its folder) is folded in <details>.
 # Usage: awk -v name=ncu_02_03_100M -v lead=1 -f plots/common.awk -f plots/ncu.awk plots/data/h200/ncu_02_03_100M.log
 
 function flush() {
@@ -27,11 +28,18 @@ function flush() {
 END {
     flush()
     if (gpu == "") { print FILENAME ": no 'GPU:' line, so no GPU to name" > "/dev/stderr"; exit 1 }
+    dir = FILENAME
+    sub(/^plots\/data\//, "", dir); sub(/\/.*/, "", dir)
+    folded = primary != "" && dir != primary
     print "@@ profile:" name
     if (!lead) print ""
-    print "Profiled on the **" gpu "**:"
+    if (folded) print "<details><summary>Profiled on the <b>" gpu "</b></summary>"
+    else print "Profiled on the **" gpu "**:"
     print ""
     print "| kernel | (grid) x (block) | registers per thread | duration (µs, under ncu) | DRAM throughput % | L1/shared-memory throughput % | SM throughput % |"
     print "|---|---|---:|---:|---:|---:|---:|"
     printf "%s", rows
+    print ""
+    print "*Rows: " gpu " profile; the log records neither date nor code.*"
+    if (folded) { print ""; print "</details>" }
 }

@@ -6,6 +6,9 @@
 
 function ms(x) { return sprintf(x < 1 ? "%.3f" : "%.2f", x) }
 
+# The date, code and sources of the run f, as common.awk's provenance line says them.
+function said(f) { return run_said(meta[f, "date"], meta[f, "code"], meta[f, "sources"], stage_of(f)) }
+
 # One step of a road: its name, the stage that teaches it, time, % of the run's ceiling, check,
 # and its speedup over the step before (none for the first, or with prev_ms 0).
 function step(what, stage, f, r, prev_ms) {
@@ -40,14 +43,15 @@ END {
     step("cuDNN `cudnnSoftmaxForward`, asked for one row of 10⁸", "05", softmax_run, find(softmax_run, "timing", "cudnn", n), 0)
     ceiling_row("copy ceiling: the 8 bytes an element must move", softmax_run, multipass, 8e8)
     print ""
-    printf "On %s: naive from stage 02's run of %s (ceiling %s GB/s), the rest\n", meta[softmax_run, "gpu"], \
-        substr(meta[naive_run, "date"], 1, 10), val[naive_run, naive, "ceiling_gbps"]
-    printf "from stage 05's of %s (%s GB/s). cuDNN's FAIL: its error reaches %.1e, past the 1e-4 the\n", \
-        substr(meta[softmax_run, "date"], 1, 10), val[softmax_run, multipass, "ceiling_gbps"], \
-        val[softmax_run, find(softmax_run, "timing", "cudnn", n), "max_rel_err"]
+    printf "*Rows: %s runs of stage 02 (naive), %s, and of stage 05 (the rest), %s.*\n", \
+        gpu_name(meta[softmax_run, "gpu"]), said(naive_run), said(softmax_run)
+    print ""
     r = find(softmax_run, "rows", "cudnn", "cols=50257")
-    printf "check allows, on this one long row, a shape it is not built for; on rows of 50257 it passes at\n"
-    printf "%.0f %% of the ceiling (Experiment 5). Each stage's README says what changed and why.\n", val[softmax_run, r, "pct_ceiling"]
+    printf "cuDNN's FAIL: its error reaches %.1e, past the 1e-4 the check allows, on this one long row, a\n", \
+        val[softmax_run, find(softmax_run, "timing", "cudnn", n), "max_rel_err"]
+    printf "shape it is not built for; on rows of 50257 it passes at %.0f %% of the ceiling (Experiment 5).\n", \
+        val[softmax_run, r, "pct_ceiling"]
+    print "Each stage's README says what changed and why."
     print ""
 
     w = "dtype=float32 k=10"
@@ -63,8 +67,10 @@ END {
     t = step("fast: 16-byte loads; a threshold turns most logits away unsorted", "06", topk_run, find(topk_run, "workload", "fast", w), t)
     ceiling_row("read ceiling: the logits read once", topk_run, torch, 8192 * 50257 * 4)
     print ""
-    printf "On %s, %s; read ceiling %s GB/s. PyTorch's FAIL is a convention, not\n", meta[topk_run, "gpu"], \
-        substr(meta[topk_run, "date"], 1, 10), val[topk_run, torch, "ceiling_gbps"]
-    print "wrong probabilities: among tied ones it does not always put the lower index first, as the course's reference does"
+    print provenance_line(gpu_name(meta[topk_run, "gpu"]), meta[topk_run, "date"], meta[topk_run, "code"], \
+        meta[topk_run, "sources"], stage_of(topk_run))
+    print ""
+    print "PyTorch's FAIL is a convention, not wrong probabilities: among tied ones it does not always put"
+    print "the lower index first, as the course's reference does"
     print "([Experiment 6](EXPERIMENTS.md#experiment-6--top-k-of-a-softmax-without-writing-the-softmax-06_fused_topk))."
 }

@@ -67,7 +67,7 @@ static made run_make(const char *dir, const char *env, const char *const *args)
     if (pid == 0) {
         static const char *const unset[] = {"MAKEFLAGS",    "MFLAGS", "MAKELEVEL",    "MAKEOVERRIDES", "GNUMAKEFLAGS",
                                             "ARCH",         "STAGE",  "STRESS_CASES", "SWEEP_SEED",    "SWEEP_CASES",
-                                            "FUZZ_SECONDS", "NCU",    "CUOBJDUMP",    "NVCC_EXTRA"};
+                                            "FUZZ_SECONDS", "NCU",    "CUOBJDUMP",    "NVCC_EXTRA",    "CODE"};
         for (size_t i = 0; i < sizeof unset / sizeof unset[0]; i++)
             unsetenv(unset[i]);
         if (env) {
@@ -148,6 +148,49 @@ Test(make, arch_that_would_run_something_is_refused_and_not_run)
         /* NVCC named, so that reading the stage's Makefile needs no CUDA toolkit */
         expect_refused("01_naive", NULL, (const char *[]){"-n", arg, "NVCC=/nonexistent/nvcc", NULL}, arg, message);
     }
+}
+
+/* CODE, the commit a CSV header names, the same way: one word that would run nothing, or refused. */
+Test(make, code_that_would_run_something_is_refused_and_not_run)
+{
+    static const char *const formats[] = {"CODE=a67d67c;touch %s", "CODE=a67d67c `touch %s`",
+                                          "CODE=$$(touch %s)", "CODE=$(shell touch %s)", "CODE=a' ; touch %s; '",
+                                          "CODE=", "CODE=a b"};
+    const char *const message = "CODE must name a commit, like CODE=a67d67c or CODE=v1.2-3-gabcdef0-dirty, got '";
+    for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++) {
+        char arg[128];
+        snprintf(arg, sizeof arg, formats[i], mark_path());
+        expect_refused(NULL, NULL, (const char *[]){"-n", "stage1", arg, NULL}, arg, message);
+        expect_refused("01_naive", NULL, (const char *[]){"-n", arg, "NVCC=/nonexistent/nvcc", NULL}, arg, message);
+    }
+}
+
+/* What a stage's report.o is compiled with: CODE as given, and the hash of the stage's sources that
+ * plots/make_plots.sh --sources prints, the rule make plots checks the CSVs' '# sources:' line by. */
+Test(make, code_and_sources_hash_reach_report_o)
+{
+    char command[4300], hash[64] = "";
+    snprintf(command, sizeof command, "sh '%s/plots/make_plots.sh' --sources 01_naive", repo_root());
+    FILE *p = popen(command, "r");
+    cr_assert_not_null(p);
+    cr_assert_not_null(fgets(hash, sizeof hash, p));
+    cr_assert_eq(pclose(p), 0);
+    hash[strcspn(hash, "\n")] = '\0';
+    cr_assert_eq(strlen(hash), 12, "%s", hash);
+
+    char dir[64], build[80], target[96], want[128];
+    snprintf(dir, sizeof dir, "/tmp/test-make-code-XXXXXX");
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(build, sizeof build, "BUILD=%s", dir);
+    snprintf(target, sizeof target, "%s/common/report.o", dir);
+    const made m = run_make("01_naive", NULL,
+                            (const char *[]){"-n", build, target, "CODE=abc1234-dirty", "ARCH=sm_90",
+                                             "NVCC=/nonexistent/nvcc", NULL});
+    cr_expect_eq(m.status, 0, "%s", m.out);
+    cr_expect(strstr(m.out, "-DCOURSE_CODE='\"abc1234-dirty\"'") != NULL, "%s", m.out);
+    snprintf(want, sizeof want, "-DCOURSE_SOURCES='\"%s\"'", hash);
+    cr_expect(strstr(m.out, want) != NULL, "want %s: %s", want, m.out);
+    cr_expect_eq(rmdir(dir), 0, "%s: make -n wrote into it", dir);
 }
 
 /* The same for a stage goal's number: `make stage1$(...)` runs nothing. The mark is a name (a goal

@@ -620,6 +620,17 @@ Test(programs, a_run_with_failed_rows_keeps_them_in_its_csv)
     csv[fread(csv, 1, sizeof csv - 1, in)] = '\0';
     fclose(in);
     cr_expect(strstr(csv, "# gpu: ") == csv && strstr(csv, ",FAIL,") != NULL, "%s", csv);
+    /* The header names the code: a commit line, and the stage's sources hash by make plots' rule. */
+    char root[4096], command[4300], hash[64] = "", want[96];
+    repo_root(root, sizeof root);
+    snprintf(command, sizeof command, "sh '%s/plots/make_plots.sh' --sources 01_naive", root);
+    FILE *p = popen(command, "r");
+    cr_assert_not_null(p);
+    cr_expect_not_null(fgets(hash, sizeof hash, p));
+    cr_expect_eq(pclose(p), 0);
+    snprintf(want, sizeof want, "\n# sources: %s", hash);
+    cr_expect(strstr(csv, "\n# code: ") != NULL, "%s", csv);
+    cr_expect(strstr(csv, want) != NULL, "want %s: %s", want, csv);
     remove(path);
     cr_expect_eq(rmdir(f.dir), 0, "a temporary is left in %s", f.dir);
 }

@@ -65,7 +65,7 @@ static int count_fields(const char *line)
     return fields;
 }
 
-Test(report, csv_header_names_gpu_cuda_date_and_columns)
+Test(report, csv_header_names_gpu_cuda_date_code_and_columns)
 {
     char path[] = "/tmp/softmax-csv-XXXXXX";
     const int fd = mkstemp(path);
@@ -91,26 +91,30 @@ Test(report, csv_header_names_gpu_cuda_date_and_columns)
 
     FILE *in = fopen(path, "r");
     cr_assert_not_null(in);
-    char lines[9][512];
+    char lines[11][512];
     int n = 0;
-    while (n < 9 && fgets(lines[n], sizeof lines[n], in))
+    while (n < 11 && fgets(lines[n], sizeof lines[n], in))
         n++;
     fclose(in);
     remove(path);
 
-    cr_assert_eq(n, 8, "expected 5 comment lines, a header and two rows; got %d lines", n);
+    cr_assert_eq(n, 10, "expected 7 comment lines, a header and two rows; got %d lines", n);
     cr_expect_str_eq(lines[0], "# gpu: Test GPU 9000 (sm_90, 132 SMs, 60 MB L2)\n");
     cr_expect_str_eq(lines[1], "# cuda: runtime 13.0, driver 13.1\n");
     cr_expect_eq(strncmp(lines[2], "# date: 20", 10), 0, "%s", lines[2]);
     cr_expect_eq(strlen(lines[2]), strlen("# date: 2026-11-22T10:00:00Z\n"), "%s", lines[2]);
-    cr_expect_eq(strncmp(lines[3], "# ceiling: device-to-device copy 4321.0 GB/s", 44), 0, "%s", lines[3]);
-    cr_expect_str_eq(lines[4], "# command: ./run --n 1K --csv a\\x0ab.csv\n");
-    cr_expect_eq(strncmp(lines[5], "experiment,variant,rows,cols,dist,lo,hi,seed,median_ms", 54), 0);
-    cr_expect_eq(count_fields(lines[6]), count_fields(lines[5]));
-    cr_expect_eq(strncmp(lines[6], "timing,naive,1,1000,uniform,0,10,7,0.500000,", 44), 0, "%s", lines[6]);
-    cr_expect(strstr(lines[6], ",nan,0,FAIL,,\n") != NULL, "NaN row sum must print as nan: %s", lines[6]);
-    cr_expect_eq(count_fields(lines[7]), count_fields(lines[5]));
-    cr_expect(strstr(lines[7], ",FAIL,naive,0.250000\n") != NULL, "baseline columns: %s", lines[7]);
+    /* The code: one word, git describe's or "unknown"; the tests' build is no stage's, so no sources. */
+    cr_expect_eq(strncmp(lines[3], "# code: ", 8), 0, "%s", lines[3]);
+    cr_expect(strlen(lines[3]) > 9 && strcspn(lines[3] + 8, " \n") == strlen(lines[3]) - 9, "%s", lines[3]);
+    cr_expect_str_eq(lines[4], "# sources: none\n");
+    cr_expect_eq(strncmp(lines[5], "# ceiling: device-to-device copy 4321.0 GB/s", 44), 0, "%s", lines[5]);
+    cr_expect_str_eq(lines[6], "# command: ./run --n 1K --csv a\\x0ab.csv\n");
+    cr_expect_eq(strncmp(lines[7], "experiment,variant,rows,cols,dist,lo,hi,seed,median_ms", 54), 0);
+    cr_expect_eq(count_fields(lines[8]), count_fields(lines[7]));
+    cr_expect_eq(strncmp(lines[8], "timing,naive,1,1000,uniform,0,10,7,0.500000,", 44), 0, "%s", lines[8]);
+    cr_expect(strstr(lines[8], ",nan,0,FAIL,,\n") != NULL, "NaN row sum must print as nan: %s", lines[8]);
+    cr_expect_eq(count_fields(lines[9]), count_fields(lines[7]));
+    cr_expect(strstr(lines[9], ",FAIL,naive,0.250000\n") != NULL, "baseline columns: %s", lines[9]);
 }
 
 /* A softmax row with known numbers: its table lines (speedup, overhead, base, no comparison) and CSV
