@@ -64,7 +64,12 @@ END {
     t = step("PyTorch: `torch.topk(torch.softmax(x), 10)`", "", topk_run, torch, 0)
     t = step("unfused: softmax written, then CUB's segmented sort", "06", topk_run, find(topk_run, "workload", "unfused", w), t)
     t = step("fused: a warp per row keeps its top K beside the online statistic", "06", topk_run, find(topk_run, "workload", "fused", w), t)
-    t = step("fast: 16-byte loads; a threshold turns most logits away unsorted", "06", topk_run, find(topk_run, "workload", "fast", w), t)
+    # The threshold step's row is there where the run measured it.
+    if (th = lookup(topk_run, "workload", "threshold", w))
+        t = step("threshold: one bar for the warp turns most logits away unsorted", "06", topk_run, th, t)
+    t = step(th ? "fast: 16-byte loads, a sampled first bar, candidates in shared memory" \
+                : "fast: 16-byte loads; a threshold turns most logits away unsorted", "06", topk_run, \
+             find(topk_run, "workload", "fast", w), t)
     ceiling_row("read ceiling: the logits read once", topk_run, torch, 8192 * 50257 * 4)
     print ""
     print provenance_line(gpu_name(meta[topk_run, "gpu"]), meta[topk_run, "date"], meta[topk_run, "code"], \
