@@ -1,15 +1,28 @@
-// Stage 03's exercise: fused3kernel.cu's `fused`, with the hand-off in merge_many_blocks_kernel
-// left to you. As shipped no block merges, every output is exp(x) / 0, and
-// `make && ./run --variant exercise` FAILs every row. The worked solution is solution/exercise.cu.
+// Stage 03's exercise: the merge of the blocks' pairs, yours to write. block_stats_kernel leaves
+// a pair (m_b, s_b) per block; merge_pairs_kernel folds them into the row's (M, S) in one block.
+// Your part is the two TODO regions. As shipped, combine_stats adds the sums without rescaling
+// them and each thread folds only its first pair, so `make && ./run --variant exercise` FAILs.
+// The worked solution is solution/exercise.cu.
 #include "../02_multipass/block_reduce.cuh"
 #include "../common/check.h"
-#include "../common/gpu.h"
 #include "fused3kernel.h"
 
-#define THREADS 256           // a power of two
-#define MERGE_BLOCKS_PER_SM 4 // blocks per SM of the merge
+#define THREADS 256 // a power of two, for the trees
 
 static size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
+
+// The statistic of a set of elements: m is their max and s = sum(exp(x - m)).
+typedef struct {
+    float m, s;
+} block_stat;
+
+static __device__ block_stat make_stat(float m, float s)
+{
+    block_stat t;
+    t.m = m;
+    t.s = s;
+    return t;
+}
 
 // fused3kernel.cu's: block b writes its max m_b and sum s_b = sum(exp(x - m_b)).
 static __global__ void block_stats_kernel(const float *x, size_t n, float *block_max, float *block_sum)
@@ -25,49 +38,47 @@ static __global__ void block_stats_kernel(const float *x, size_t n, float *block
     }
 }
 
-// fused3kernel.cu's merge, which your hand-off calls too. All the block's threads call it; each
-// gets back (M, S) of the pairs at first, first + stride, ... (below count). Its loads are
-// __ldcg, from L2, which every SM sees alike.
-static __device__ void merge_stats(const float *stat_max, const float *stat_sum, size_t first, size_t count,
-                                   size_t stride, float *shared, float *merged_max, float *merged_sum)
+// ==== TODO 1: the combine ====
+// Returns the statistic of a's elements and b's together. (-inf, 0), the statistic of no element,
+// must change nothing, even against itself. A NaN sum must stay NaN (common/reference.h).
+static __device__ block_stat combine_stats(block_stat a, block_stat b)
 {
-    float m = -INFINITY;
-    for (size_t i = first; i < count; i += stride)
-        m = fmaxf(m, __ldcg(&stat_max[i]));
-    const float global_max = block_reduce_max(m, shared);
+    return make_stat(fmaxf(a.m, b.m), a.s + b.s); // TODO: rescale both sums
+}
+// ==== end of TODO 1 ====
 
-    // A sum of 0 (a block of nothing but -inf) is skipped; a NaN sum must reach S.
-    float s = 0.0f;
-    for (size_t i = first; i < count; i += stride) {
-        const float si = __ldcg(&stat_sum[i]);
-        if (si != 0.0f)
-            s += si * expf(__ldcg(&stat_max[i]) - global_max);
+// Stage 02's tree, on pairs: every thread brings one and gets back the block's combine.
+static __device__ block_stat block_combine(block_stat t, block_stat *shared)
+{
+    shared[threadIdx.x] = t;
+    __syncthreads();
+    for (unsigned active = THREADS / 2; active > 0; active /= 2) {
+        if (threadIdx.x < active)
+            shared[threadIdx.x] = combine_stats(shared[threadIdx.x], shared[threadIdx.x + active]);
+        __syncthreads();
     }
-    *merged_max = global_max;
-    *merged_sum = block_reduce_sum(s, shared);
+    return shared[0];
 }
 
-// Block g merges a grid-stride slice into its pair group_max/sum[g]; the last block to finish must
-// merge the gridDim.x pairs into stats. *blocks_done is 0 on entry and must be 0 on exit.
-static __global__ void merge_many_blocks_kernel(const float *block_max, const float *block_sum,
-                                                size_t count, float *group_max, float *group_sum,
-                                                unsigned *blocks_done, float *stats)
+// One block merges the count pairs: stats[0] = M, stats[1] = S.
+static __global__ void merge_pairs_kernel(const float *block_max, const float *block_sum, size_t count,
+                                          float *stats)
 {
-    __shared__ float shared[THREADS];
-    float m, s;
-    merge_stats(block_max, block_sum, (size_t)blockIdx.x * THREADS + threadIdx.x, count,
-                (size_t)gridDim.x * THREADS, shared, &m, &s);
-    if (threadIdx.x == 0) {
-        group_max[blockIdx.x] = m;
-        group_sum[blockIdx.x] = s;
-    }
+    __shared__ block_stat shared[THREADS];
 
-    // ==== TODO: the hand-off to the last block, here and nowhere else ====
-    // Thread 0 fences this block's pair and draws a ticket from blocks_done; the block that draws
-    // gridDim.x - 1 is the last, and its thread 0 fences again. Every other block returns whole.
-    // The last block merges the gridDim.x pairs with merge_stats (first threadIdx.x, stride
-    // THREADS); its thread 0 writes stats[0] = M and stats[1] = S and sets *blocks_done back to 0.
-    // ==== end of TODO ====
+    // ==== TODO 2: the fold ====
+    // Fold every pair this thread owns with combine_stats, not only the first: pairs
+    // i = threadIdx.x + k * THREADS below count. A thread that owns none holds (-inf, 0).
+    block_stat t = make_stat(-INFINITY, 0.0f);
+    if (threadIdx.x < count)
+        t = make_stat(block_max[threadIdx.x], block_sum[threadIdx.x]);
+    // ==== end of TODO 2 ====
+
+    const block_stat row = block_combine(t, shared);
+    if (threadIdx.x == 0) {
+        stats[0] = row.m;
+        stats[1] = row.s;
+    }
 }
 
 static __global__ void normalize_kernel(const float *x, size_t n, const float *stats, float *y)
@@ -77,46 +88,24 @@ static __global__ void normalize_kernel(const float *x, size_t n, const float *s
         y[i] = expf(x[i] - stats[0]) / stats[1];
 }
 
-// Workspace, zeroed when allocated: stats, the block pairs, the merge's pairs, the counter.
-typedef struct {
-    float *stats, *block_max, *block_sum, *group_max, *group_sum;
-    unsigned *blocks_done;
-    size_t blocks, merge_grid;
-} workspace_layout;
-
-static workspace_layout layout(size_t n, void *base)
-{
-    workspace_layout w;
-    w.blocks = ceil_div(n, THREADS);
-    w.merge_grid = (size_t)gpu_grid_size(w.blocks, THREADS, MERGE_BLOCKS_PER_SM);
-    w.stats = (float *)base;
-    w.block_max = w.stats + 2;
-    w.block_sum = w.block_max + w.blocks;
-    w.group_max = w.block_sum + w.blocks;
-    w.group_sum = w.group_max + w.merge_grid;
-    w.blocks_done = (unsigned *)(w.group_sum + w.merge_grid);
-    return w;
-}
-
+// Workspace: stats (M, S), then the block maxima and sums.
 static size_t exercise_workspace_bytes(size_t rows, size_t n)
 {
     (void)rows;
-    const size_t blocks = ceil_div(n, THREADS);
-    const size_t merge_grid = (size_t)gpu_grid_size(blocks, THREADS, MERGE_BLOCKS_PER_SM);
-    return (2 + 2 * blocks + 2 * merge_grid) * sizeof(float) + sizeof(unsigned);
+    return (2 + 2 * ceil_div(n, THREADS)) * sizeof(float);
 }
 
 // rows == 1: one softmax over n = cols.
 static int exercise_softmax(const float *x, float *y, size_t rows, size_t n, void *workspace)
 {
     (void)rows;
-    const workspace_layout w = layout(n, workspace);
-    block_stats_kernel<<<(unsigned)w.blocks, THREADS>>>(x, n, w.block_max, w.block_sum);
+    const size_t blocks = ceil_div(n, THREADS);
+    float *stats = (float *)workspace, *block_max = stats + 2, *block_sum = block_max + blocks;
+    block_stats_kernel<<<(unsigned)blocks, THREADS>>>(x, n, block_max, block_sum);
     CUDA_CHECK_LAUNCH("block_stats_kernel");
-    merge_many_blocks_kernel<<<(unsigned)w.merge_grid, THREADS>>>(w.block_max, w.block_sum, w.blocks, w.group_max,
-                                                                  w.group_sum, w.blocks_done, w.stats);
-    CUDA_CHECK_LAUNCH("merge_many_blocks_kernel");
-    normalize_kernel<<<(unsigned)w.blocks, THREADS>>>(x, n, w.stats, y);
+    merge_pairs_kernel<<<1, THREADS>>>(block_max, block_sum, blocks, stats);
+    CUDA_CHECK_LAUNCH("merge_pairs_kernel");
+    normalize_kernel<<<(unsigned)blocks, THREADS>>>(x, n, stats, y);
     CUDA_CHECK_LAUNCH("normalize_kernel");
     return 3;
 }

@@ -18,9 +18,9 @@ extern "C" {
 extern const softmax_variant single_block_merge_variant;
 extern const softmax_variant fused_variant;
 
-/* The exercise (EXERCISE_VARIANT): fused, with the last block's hand-off (fence, ticket, merge,
- * counter reset) written by the student. ./run links the scaffold, exercise.cu; ./run_solution and
- * the tests, solution/exercise.cu. */
+/* The exercise (EXERCISE_VARIANT): the same three kernels, the merge in one block, folding the pairs
+ * with a combine of two, both written by the student. ./run links the scaffold, exercise.cu;
+ * ./run_solution and the tests, solution/exercise.cu. */
 extern const softmax_variant fused3kernel_exercise_variant;
 
 #ifdef __cplusplus

@@ -1,6 +1,7 @@
 /* Stage 03 on the GPU: both merges give the reference's softmax, the many-block merge resets its
- * counter for the next call, and blocks of nothing but -inf are handled; the same of the exercise's
- * worked solution (solution/exercise.cu), fused with its hand-off written out. */
+ * counter for the next call, and blocks of nothing but -inf are handled; and the exercise's worked
+ * solution (solution/exercise.cu), the combine of two pairs and a one-block merge that folds them,
+ * on every range, on blocks whose maxima lie far apart, and on NaN and infinity. */
 #include "../03_fused3kernel/fused3kernel.h"
 #include "gpu_test.h"
 
@@ -84,13 +85,13 @@ Test(stage03, blocks_of_only_minus_infinity_are_handled)
         expect_masked_blocks_handled(variants[v], 41);
 }
 
-/* ---- The exercise's worked solution: fused, its hand-off to the last block written out -------- */
+/* ---- The exercise's worked solution: combine_stats, and the one-block merge that folds with it - */
 
-/* Around a warp (32) and a block (256); one merge block (up to 65536), then two (65537, and the
- * 100K of the exercise's first table); odd sizes; 10M (153 merge blocks of one pair a thread); 5e7
- * and 1e8, where the merge's grid is capped at 4 blocks an SM and its threads stride. */
-static size_t exercise_sizes[] = {1,     31,    32,    33,     255,     256,     257,      1000,     65535,
-                                  65536, 65537, 65792, 99999, 100000, 1000001, 10000000, 50000000, 100000000};
+/* One block, so one pair and nothing to rescale (1 to 256); two pairs (257); at most one pair a
+ * merge thread (up to 65536), then two (65537, 65792, 100K); odd sizes; 10M (up to 153 pairs a
+ * thread) and 1e8 (up to 1526). */
+static size_t exercise_sizes[] = {1,     2,     31,     32,     33,      255,      256,      257,      1000,
+                                  65535, 65536, 65537,  65792,  99999,   100000,   1000001,  10000000, 100000000};
 
 ParameterizedTestParameters(stage03, exercise_matches_reference_on_every_range)
 {
@@ -104,14 +105,35 @@ ParameterizedTest(size_t *n, stage03, exercise_matches_reference_on_every_range)
     expect_passes_on_every_range(&fused3kernel_exercise_variant, (softmax_shape){1, *n}, 700 + *n, 3);
 }
 
-/* The reset, with one merge block (1000), two (65537), 153 (10M) and a capped grid (5e7). */
-Test(stage03, exercise_is_ready_for_the_next_call)
+/* 100K elements, 391 blocks of 256 (the last of 160), in block b x = offset(b) + u, u uniform in
+ * [0, 1): the blocks' maxima lie far apart, and only a combine that rescales both sums to the
+ * larger max gets S. Offsets 0, 2, 4, 6, 8, block after block: every step's share of S is above
+ * the tolerance, a merge that adds the sums unrescaled is off about 4 times, and one that loses a
+ * block of the top step about 1 %. Offsets -300, 0, 300, and 305 for the last, partial block,
+ * which holds the row's max: the lower steps' rescale factors, about exp(-305) and exp(-605), are
+ * 0 in float32, and the top step's 130 blocks weigh about as much as the last block. */
+Test(stage03, exercise_rescales_block_maxima_far_apart)
 {
     gpu_info gpu;
     open_gpu_or_skip(&gpu);
-    static const size_t sizes[] = {1000, 65537, 10000000, 50000000};
-    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
-        expect_ready_for_the_next_call(&fused3kernel_exercise_variant, sizes[i], 51 + 2 * i);
+    enum { N = 100000, BLOCK = 256 };
+    const size_t last = (N - 1) / BLOCK;
+    for (int shape = 0; shape < 2; shape++) {
+        const input_spec unit = {DIST_UNIFORM, 0.0, 1.0};
+        softmax_case c = case_create((softmax_shape){1, N}, unit, 81 + (uint64_t)shape);
+        for (size_t i = 0; i < N; i++) {
+            const size_t b = i / BLOCK;
+            const double staircase = 2.0 * (double)(b % 5);
+            const double far_apart = b == last ? 305.0 : 300.0 * (double)(b % 3) - 300.0;
+            c.x_host[i] = (float)((shape == 0 ? staircase : far_apart) + c.x_host[i]);
+        }
+        case_refresh(&c);
+        int launches = 0;
+        const verify_result v = check_case(&fused3kernel_exercise_variant, &c, &launches);
+        EXPECT_PASS(v, "%s", shape == 0 ? "maxima 2 apart, 5 steps" : "maxima 300 apart, the row's max last");
+        cr_expect_eq(launches, 3);
+        case_destroy(&c);
+    }
 }
 
 Test(stage03, exercise_handles_blocks_of_only_minus_infinity)
@@ -121,18 +143,29 @@ Test(stage03, exercise_handles_blocks_of_only_minus_infinity)
     expect_masked_blocks_handled(&fused3kernel_exercise_variant, 61);
 }
 
-/* A NaN or a +inf in one block makes its sum NaN, which must survive both merges, whichever block
- * is the last: every output NaN (common/reference.h). The output is poisoned with a number, 48.6
- * (bytes 0x42), so that an element never written cannot pass for NaN. */
-Test(stage03, exercise_makes_every_output_nan_for_a_nan_or_plus_infinity)
+/* The rule for NaN and infinity (common/reference.h): a NaN or a +inf in one block makes its sum
+ * NaN, which every combine must carry to S, and a row of nothing but -inf has S = 0: every output
+ * NaN. Rows: a NaN in the first, a middle and the last pair; a +inf; only -inf; a NaN whose block
+ * is otherwise -inf, so that its pair is (-inf, NaN); and one (n = 100) of a single block. The
+ * output is poisoned with a number, 48.6 (bytes 0x42), so that an element never written cannot
+ * pass for NaN. */
+Test(stage03, exercise_gives_nan_throughout_where_there_is_no_softmax)
 {
     gpu_info gpu;
     open_gpu_or_skip(&gpu);
-    const size_t n = 1000000; /* 16 merge blocks */
-    const float planted[] = {NAN, INFINITY};
-    for (int k = 0; k < 2; k++) {
-        softmax_case c = case_create((softmax_shape){1, n}, (input_spec){DIST_UNIFORM, 0.0, 10.0}, 71 + (uint64_t)k);
-        c.x_host[n / 2] = planted[k];
+    enum { N = 1000000 };
+    const struct {
+        size_t n, at;
+        float value;
+        size_t minus_inf; /* x[0 .. minus_inf) = -inf first */
+    } rows[] = {{N, 0, NAN, 0},       {N, N / 2, NAN, 0}, {N, N - 1, NAN, 0}, {N, N / 2, INFINITY, 0},
+                {N, 0, -INFINITY, N}, {N, 255, NAN, 256}, {100, 50, NAN, 0}};
+    for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+        const size_t n = rows[r].n;
+        softmax_case c = case_create((softmax_shape){1, n}, (input_spec){DIST_UNIFORM, 0.0, 10.0}, 71 + (uint64_t)r);
+        for (size_t i = 0; i < rows[r].minus_inf; i++)
+            c.x_host[i] = -INFINITY;
+        c.x_host[rows[r].at] = rows[r].value;
         case_refresh(&c);
         void *workspace = workspace_alloc(&fused3kernel_exercise_variant, &c);
         cr_assert_eq(cudaMemset(c.y, 0x42, n * sizeof(float)), cudaSuccess);
@@ -142,7 +175,8 @@ Test(stage03, exercise_makes_every_output_nan_for_a_nan_or_plus_infinity)
         size_t not_nan = 0;
         for (size_t i = 0; i < n; i++)
             not_nan += !isnan(c.y_host[i]);
-        cr_expect_eq(not_nan, 0, "%s planted: %zu outputs not NaN", k ? "+inf" : "NaN", not_nan);
+        cr_expect_eq(not_nan, 0, "row %zu (n = %zu, %g at %zu, %zu -inf first): %zu outputs not NaN", r, n,
+                     rows[r].value, rows[r].at, rows[r].minus_inf, not_nan);
         case_destroy(&c);
     }
 }

@@ -1,15 +1,26 @@
-// Stage 03's exercise, solved: fused3kernel.cu's `fused`, with the hand-off in
-// merge_many_blocks_kernel written out. The scaffold is ../exercise.cu; the answers to the README's
-// steps 2 to 4 are in README.md beside this file.
+// Stage 03's exercise, solved: the combine of two blocks' pairs and the one-block merge that
+// folds every pair with it. The scaffold is ../exercise.cu; the answers to the README's steps are
+// in README.md beside this file.
 #include "../../02_multipass/block_reduce.cuh"
 #include "../../common/check.h"
-#include "../../common/gpu.h"
 #include "../fused3kernel.h"
 
-#define THREADS 256           // a power of two
-#define MERGE_BLOCKS_PER_SM 4 // blocks per SM of the merge
+#define THREADS 256 // a power of two, for the trees
 
 static size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
+
+// The statistic of a set of elements: m is their max and s = sum(exp(x - m)).
+typedef struct {
+    float m, s;
+} block_stat;
+
+static __device__ block_stat make_stat(float m, float s)
+{
+    block_stat t;
+    t.m = m;
+    t.s = s;
+    return t;
+}
 
 // fused3kernel.cu's: block b writes its max m_b and sum s_b = sum(exp(x - m_b)).
 static __global__ void block_stats_kernel(const float *x, size_t n, float *block_max, float *block_sum)
@@ -25,66 +36,47 @@ static __global__ void block_stats_kernel(const float *x, size_t n, float *block
     }
 }
 
-// fused3kernel.cu's merge, which the hand-off calls too. All the block's threads call it; each
-// gets back (M, S) of the pairs at first, first + stride, ... (below count). Its loads are
-// __ldcg, from L2, which every SM sees alike.
-static __device__ void merge_stats(const float *stat_max, const float *stat_sum, size_t first, size_t count,
-                                   size_t stride, float *shared, float *merged_max, float *merged_sum)
+// The statistic of a's elements and b's together: m is the larger max, and each sum is moved to
+// it by exp(its max - m), which is at most 1. A sum of 0 is skipped: it is the statistic of no
+// element, whose max may be -inf, and exp(-inf - (-inf)) would be NaN. A NaN sum is not 0, so it
+// reaches the result.
+static __device__ block_stat combine_stats(block_stat a, block_stat b)
 {
-    float m = -INFINITY;
-    for (size_t i = first; i < count; i += stride)
-        m = fmaxf(m, __ldcg(&stat_max[i]));
-    const float global_max = block_reduce_max(m, shared);
-
-    // A sum of 0 (a block of nothing but -inf) is skipped; a NaN sum must reach S.
-    float s = 0.0f;
-    for (size_t i = first; i < count; i += stride) {
-        const float si = __ldcg(&stat_sum[i]);
-        if (si != 0.0f)
-            s += si * expf(__ldcg(&stat_max[i]) - global_max);
-    }
-    *merged_max = global_max;
-    *merged_sum = block_reduce_sum(s, shared);
+    const float m = fmaxf(a.m, b.m);
+    const float sa = a.s == 0.0f ? 0.0f : a.s * expf(a.m - m);
+    const float sb = b.s == 0.0f ? 0.0f : b.s * expf(b.m - m);
+    return make_stat(m, sa + sb);
 }
 
-// Block g merges a grid-stride slice into its pair group_max/sum[g]; the last block to finish
-// merges the gridDim.x pairs into stats. *blocks_done is 0 on entry and on exit.
-static __global__ void merge_many_blocks_kernel(const float *block_max, const float *block_sum,
-                                                size_t count, float *group_max, float *group_sum,
-                                                unsigned *blocks_done, float *stats)
+// Stage 02's tree, on pairs: every thread brings one and gets back the block's combine.
+static __device__ block_stat block_combine(block_stat t, block_stat *shared)
 {
-    __shared__ float shared[THREADS];
-    float m, s;
-    merge_stats(block_max, block_sum, (size_t)blockIdx.x * THREADS + threadIdx.x, count,
-                (size_t)gridDim.x * THREADS, shared, &m, &s);
-    if (threadIdx.x == 0) {
-        group_max[blockIdx.x] = m;
-        group_sum[blockIdx.x] = s;
+    shared[threadIdx.x] = t;
+    __syncthreads();
+    for (unsigned active = THREADS / 2; active > 0; active /= 2) {
+        if (threadIdx.x < active)
+            shared[threadIdx.x] = combine_stats(shared[threadIdx.x], shared[threadIdx.x + active]);
+        __syncthreads();
     }
+    return shared[0];
+}
 
-    // The hand-off. Thread 0 fences, so that every block sees the pair stored above before the
-    // ticket, then draws a ticket: atomicAdd returns the count before its add, so the G blocks draw
-    // 0, ..., G - 1 in whatever order they finish, and the one that draws G - 1 is the last. Every
-    // other block fenced its pair before it drew; the last fences after it drew, so that its loads
-    // of the pairs come after the tickets.
-    __shared__ bool is_last;
-    if (threadIdx.x == 0) {
-        __threadfence();
-        is_last = atomicAdd(blocks_done, 1u) == gridDim.x - 1;
-        if (is_last)
-            __threadfence();
-    }
-    __syncthreads(); // is_last, written by thread 0, read by all
-    if (!is_last)
-        return; // the whole block leaves: merge_stats's barriers need all its threads
+// One block merges the count pairs: stats[0] = M, stats[1] = S.
+static __global__ void merge_pairs_kernel(const float *block_max, const float *block_sum, size_t count,
+                                          float *stats)
+{
+    __shared__ block_stat shared[THREADS];
 
-    // The last block merges the G pairs and resets the counter: every ticket is drawn, so no other
-    // block touches it in this call.
-    merge_stats(group_max, group_sum, threadIdx.x, gridDim.x, THREADS, shared, &m, &s);
+    // Thread t folds pairs t, t + THREADS, ... in turn. The combine is associative, so any
+    // grouping gives the same (M, S), up to rounding.
+    block_stat t = make_stat(-INFINITY, 0.0f);
+    for (size_t i = threadIdx.x; i < count; i += THREADS)
+        t = combine_stats(t, make_stat(block_max[i], block_sum[i]));
+
+    const block_stat row = block_combine(t, shared);
     if (threadIdx.x == 0) {
-        stats[0] = m;
-        stats[1] = s;
-        *blocks_done = 0;
+        stats[0] = row.m;
+        stats[1] = row.s;
     }
 }
 
@@ -95,46 +87,24 @@ static __global__ void normalize_kernel(const float *x, size_t n, const float *s
         y[i] = expf(x[i] - stats[0]) / stats[1];
 }
 
-// Workspace, zeroed when allocated: stats, the block pairs, the merge's pairs, the counter.
-typedef struct {
-    float *stats, *block_max, *block_sum, *group_max, *group_sum;
-    unsigned *blocks_done;
-    size_t blocks, merge_grid;
-} workspace_layout;
-
-static workspace_layout layout(size_t n, void *base)
-{
-    workspace_layout w;
-    w.blocks = ceil_div(n, THREADS);
-    w.merge_grid = (size_t)gpu_grid_size(w.blocks, THREADS, MERGE_BLOCKS_PER_SM);
-    w.stats = (float *)base;
-    w.block_max = w.stats + 2;
-    w.block_sum = w.block_max + w.blocks;
-    w.group_max = w.block_sum + w.blocks;
-    w.group_sum = w.group_max + w.merge_grid;
-    w.blocks_done = (unsigned *)(w.group_sum + w.merge_grid);
-    return w;
-}
-
+// Workspace: stats (M, S), then the block maxima and sums.
 static size_t exercise_workspace_bytes(size_t rows, size_t n)
 {
     (void)rows;
-    const size_t blocks = ceil_div(n, THREADS);
-    const size_t merge_grid = (size_t)gpu_grid_size(blocks, THREADS, MERGE_BLOCKS_PER_SM);
-    return (2 + 2 * blocks + 2 * merge_grid) * sizeof(float) + sizeof(unsigned);
+    return (2 + 2 * ceil_div(n, THREADS)) * sizeof(float);
 }
 
 // rows == 1: one softmax over n = cols.
 static int exercise_softmax(const float *x, float *y, size_t rows, size_t n, void *workspace)
 {
     (void)rows;
-    const workspace_layout w = layout(n, workspace);
-    block_stats_kernel<<<(unsigned)w.blocks, THREADS>>>(x, n, w.block_max, w.block_sum);
+    const size_t blocks = ceil_div(n, THREADS);
+    float *stats = (float *)workspace, *block_max = stats + 2, *block_sum = block_max + blocks;
+    block_stats_kernel<<<(unsigned)blocks, THREADS>>>(x, n, block_max, block_sum);
     CUDA_CHECK_LAUNCH("block_stats_kernel");
-    merge_many_blocks_kernel<<<(unsigned)w.merge_grid, THREADS>>>(w.block_max, w.block_sum, w.blocks, w.group_max,
-                                                                  w.group_sum, w.blocks_done, w.stats);
-    CUDA_CHECK_LAUNCH("merge_many_blocks_kernel");
-    normalize_kernel<<<(unsigned)w.blocks, THREADS>>>(x, n, w.stats, y);
+    merge_pairs_kernel<<<1, THREADS>>>(block_max, block_sum, blocks, stats);
+    CUDA_CHECK_LAUNCH("merge_pairs_kernel");
+    normalize_kernel<<<(unsigned)blocks, THREADS>>>(x, n, stats, y);
     CUDA_CHECK_LAUNCH("normalize_kernel");
     return 3;
 }
