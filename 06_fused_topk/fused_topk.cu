@@ -1,29 +1,19 @@
 // Stage 06 — top-K of a softmax, without writing the softmax.
 //
-// What changed since stage 05: the output is no longer the softmax but, per row, the K most
-// probable indices and their probabilities, which is all that sampling the next token of a language
-// model needs. Two facts make that cheap:
-//   1. Top-K of softmax(x) is top-K of x. exp is increasing and every element is divided by the
-//      same sum, so the order of the probabilities is the order of the logits: rank the logits,
-//      exactly, and compute only K probabilities at the end.
-//   2. The K probabilities need only (m, d). Stage 05's online statistic gives the row's max m and
-//      d = sum exp(x - m) in the same read; a winner's probability is exp(x - m) / d.
-// So a fused kernel reads each logit once and writes 2K numbers a row; the V-length softmax is
-// never written.
+// What changed since stage 05: a row's output is its K most probable indices and their
+// probabilities. Two facts make that cheap:
+//   1. Top-K of softmax(x) is top-K of x: exp is increasing, and every element shares the sum.
+//   2. The K probabilities need only stage 05's (m, d): a winner's is exp(x - m) / d.
+// So a fused kernel reads each logit once and writes 2K numbers a row.
 //
-// This file: the baseline and the first fused kernel.
-//   unfused      stage 05's row softmax writes every probability; CUB sorts every row by logit;
-//                the first K are copied out. What a framework does; 4 launches (5 for 16-bit), CUB's
-//                sort counted as one (it launches a kernel for each radix pass).
-//   fused        a warp per row, each lane a sorted array of K candidates in registers (K <= 32, a
-//                template constant), then a shuffle merge of the 32 arrays.
-// Then fast/, in the order the stage's README gives: fast_row, a warp per row with 16-byte loads, one
-// threshold per warp and a candidate buffer in shared memory; fast_chunks, a row cut into chunks, a
-// warp each, for a few rows; fast_split, a row over a cluster of 16 blocks for a batch of one; fast,
-// which picks one of them.
+// This file, in reading order:
+//   unfused    stage 05's softmax, CUB's sort of every row, the first K copied out.
+//   fused      a warp per row; each lane keeps its K best in registers.
+//   threshold  a warp per row with one bar, a vote a chunk, and a buffer.
+// Read next: fast/README.md, the same idea with engineering.
 //
 // Run:   make stage6 && ./run
-//        ./run --rows 8192 --cols 50257 --k 10 --variant fused
+//        ./run --rows 8192 --cols 50257 --k 10 --variant threshold
 //        ./run --input logits.npy --output answer --k 50
 #include <cub/cub.cuh>
 #include <cuda_bf16.h>
@@ -37,12 +27,9 @@
 
 static size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
 
-// ---- unfused: softmax, sort, take K --------------------------------------------------------------
-// What a framework does: stage 05's row softmax writes every probability, CUB sorts every row, and
-// the first K of each row are copied out with their probabilities. The sort's keys are the logits,
-// not the probabilities: two logits a few ulps apart can round to the same float32 probability,
-// and a sort of probabilities would then rank them by position, not by value (torch.topk of a
-// softmax does exactly that). A radix sort is stable, so equal logits keep the lower index first.
+// ---- unfused: softmax, sort, take K ----
+// The sort's keys are the logits: two logits a few ulps apart can round to one float32
+// probability. The radix sort is stable, so equal logits keep the lower index first.
 
 template <typename T>
 static __global__ void widen_kernel(const T *__restrict__ x, float *__restrict__ y, size_t n)
@@ -51,7 +38,7 @@ static __global__ void widen_kernel(const T *__restrict__ x, float *__restrict__
         y[i] = (float)x[i];
 }
 
-// Each row's values for the sort, 0..cols-1, and (block 0) the rows' start offsets.
+// Each row's values 0..cols-1; block 0 writes the offsets.
 static __global__ void iota_rows_kernel(int *__restrict__ indices, int *__restrict__ offsets, size_t rows, size_t cols)
 {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < rows * cols; i += (size_t)gridDim.x * blockDim.x)
@@ -73,8 +60,7 @@ static __global__ void take_k_kernel(const float *__restrict__ all_probs, const 
     probs[i] = all_probs[row * cols + index];
 }
 
-// The workspace: probabilities, sorted logits, indices, sorted indices, offsets, the widened
-// logits (16-bit input only) and CUB's scratch, each on a 256-byte boundary.
+// The workspace's arrays, each on a 256-byte boundary.
 typedef struct {
     float *probs, *sorted_logits, *wide;
     int *indices, *sorted_indices, *offsets;
@@ -108,10 +94,8 @@ static size_t unfused_workspace_bytes(size_t rows, size_t cols, int k, logit_dty
     return unfused_plan(NULL, rows, cols, dtype).total;
 }
 
-// At least: the logits read by the softmax and by the sort (16-bit ones widened first: read, written
-// as float32), the probabilities written, the indices written, one read and one write of the
-// (logit, index) pairs by the sort (a radix sort of long rows takes several passes, each reading
-// and writing them again), K pairs out.
+// A lower bound: logits read twice (16-bit ones widened first), probabilities and indices
+// written, one sort pass over the pairs, K pairs out.
 static double unfused_bytes_per_row(size_t rows, size_t cols, int k, logit_dtype dtype)
 {
     (void)rows;
@@ -121,7 +105,7 @@ static double unfused_bytes_per_row(size_t rows, size_t cols, int k, logit_dtype
 
 static bool unfused_fits(size_t rows, size_t cols)
 {
-    return cols <= INT32_MAX / rows; // rows x cols <= INT32_MAX: CUB's item count here is an int
+    return cols <= INT32_MAX / rows; // CUB's count: int
 }
 
 static int unfused_topk(const void *x, logit_dtype dtype, size_t rows, size_t cols, int k, int *indices,
@@ -153,13 +137,13 @@ static int unfused_topk(const void *x, logit_dtype dtype, size_t rows, size_t co
     return launches + 3;
 }
 
-// ---- fused: one warp per row, K candidates in each lane's registers ----------------------------
-// The textbook fused design, the one claims C7-C10 speak of: every lane folds its elements into its
-// own (m, d) and keeps the K best it has seen in a sorted array; the warp then combines the 32
-// statistics and merges the 32 arrays; the probabilities of the K winners are exp(x - m) / d.
+// ---- fused: K candidates in each lane's registers ----
+// Every lane folds its logits into its own (m, d) and keeps its K best in a sorted array. The warp
+// then combines the 32 statistics and merges the 32 arrays.
 
 #define FUSED_WARPS 4 // rows per block of 128 threads
 
+// The answer's order: larger logit first, then lower index.
 __device__ __forceinline__ bool ranks_before(float x, int i, float y, int j) { return x > y || (x == y && i < j); }
 
 template <int KMAX>
@@ -172,24 +156,21 @@ static __global__ void fused_warp_kernel(const float *__restrict__ x, size_t row
         return; // the whole warp leaves together
     const float *xr = x + row * cols;
 
-    // The array stays in registers only if every index into it is known at compile time: the
-    // insertion below is unrolled into KMAX compare-and-selects, with no loop over a runtime bound.
+    // Only constant indices keep an array in registers.
     float best[KMAX];
     int where[KMAX];
 #pragma unroll
     for (int j = 0; j < KMAX; j++)
-        best[j] = -INFINITY, where[j] = INT32_MAX; // empty: ranks after every element, -inf included
+        best[j] = -INFINITY, where[j] = INT32_MAX; // ranks after every logit
 
     online_stat s = ONLINE_IDENTITY;
     for (size_t c = lane; c < cols; c += WARP_SIZE) {
         const float v = xr[c];
         s = online_stat_add(s, v);
-        // Most elements fail this test. A GPU has no branch predictor to make that cheap: what saves
-        // the time is that usually all 32 lanes fail together, so the warp skips the insertion as
-        // one; a lane that inserts makes the other 31 wait.
+        // Usually all 32 lanes fail together and the warp skips the insertion. One lane that
+        // inserts stalls the other 31.
         if (ranks_before(v, (int)c, best[KMAX - 1], where[KMAX - 1])) {
-            // Insertion, from the bottom up: slot j takes slot j-1's candidate if the new element
-            // ranks before that one, the new element if it ranks before slot j's, else stays.
+            // Slot j takes slot j-1's candidate, the new one, or keeps its own.
 #pragma unroll
             for (int j = KMAX - 1; j > 0; j--) {
                 const bool above = ranks_before(v, (int)c, best[j - 1], where[j - 1]);
@@ -203,8 +184,8 @@ static __global__ void fused_warp_kernel(const float *__restrict__ x, size_t row
     }
     s = warp_combine(s);
 
-    // The warp's K best: K rounds, each finding the best head of the 32 lanes' arrays with
-    // shuffles; the lane it came from pops it. Lane j keeps the j-th winner.
+    // K rounds: shuffles find the best head of the 32 arrays, and its lane pops it. Lane j keeps
+    // winner j.
     float mine = 0.0f;
     int mine_at = 0;
     for (int j = 0; j < k; j++) {
@@ -217,7 +198,7 @@ static __global__ void fused_warp_kernel(const float *__restrict__ x, size_t row
             if (ranks_before(other, other_at, v, at))
                 v = other, at = other_at;
         }
-        if (at == where[0]) { // indices are unique in a row: exactly one lane holds the winner
+        if (at == where[0]) { // indices are unique
 #pragma unroll
             for (int i = 0; i < KMAX - 1; i++)
                 best[i] = best[i + 1], where[i] = where[i + 1];
@@ -247,7 +228,7 @@ static int fused_topk(const void *x, logit_dtype dtype, size_t rows, size_t cols
     (void)dtype, (void)workspace;
     const unsigned grid = (unsigned)ceil_div(rows, FUSED_WARPS), threads = FUSED_WARPS * WARP_SIZE;
     const float *xf = (const float *)x;
-    // The array's length must be a compile-time constant: the next power of two at or above k.
+    // The array's length is a constant: k rounded up to a power of two.
     if (k <= 1)
         fused_warp_kernel<1><<<grid, threads>>>(xf, rows, cols, k, indices, probs);
     else if (k <= 2)
@@ -264,7 +245,125 @@ static int fused_topk(const void *x, logit_dtype dtype, size_t rows, size_t cols
     return 1;
 }
 
+// ---- threshold: one bar for the whole warp ----
+// fused's lanes each test against their own K-th best, and one lane's insertion stalls the other
+// 31. Here the warp shares one bar: the K-th best key it has merged so far. A chunk of 128 logits
+// costs one test a logit and one vote, and most chunks stop there. The rare survivors are appended
+// to the warp's buffer in shared memory, each at the slot a ballot gives it; a full buffer is
+// merged into the kept K, which raises the bar.
+//
+//   buf: [ kept, best first | new candidates, unsorted | free ]
+//          0            have                         n
+//
+// Invariants: buf[0..have) is the best `have` of all merged keys, sorted; every logit read so far
+// is in buf[0..n) or ranks after the bar; have, n and the bar are equal in every lane.
+
+#define THRESHOLD_WARPS 4 // rows per block
+#define THRESHOLD_MAX_K 64
+#define CHUNK_LOADS 4                      // one online_stat_add4
+#define CHUNK (CHUNK_LOADS * WARP_SIZE)    // logits a chunk
+#define MERGE_MARK 64                      // new ones before merging
+#define BUFFER (THRESHOLD_MAX_K + MERGE_MARK + CHUNK)
+
+typedef struct {
+    float v;
+    int at;
+} candidate;
+
+__device__ __forceinline__ bool before(candidate a, candidate b) { return ranks_before(a.v, a.at, b.v, b.at); }
+
+// Merges the n keys of buf into the best min(n, k), sorted, in buf[0..min(n, k)); returns that count.
+// A key's place is how many keys rank before it. Indices are unique, so places are too.
+__device__ int merge_best(candidate *buf, candidate *merged, int n, int k)
+{
+    const int lane = threadIdx.x % WARP_SIZE;
+    __syncwarp(); // every lane's appends are in
+    for (int i = lane; i < n; i += WARP_SIZE) {
+        const candidate c = buf[i];
+        int place = 0;
+        for (int j = 0; j < n; j++)
+            place += before(buf[j], c);
+        if (place < k)
+            merged[place] = c;
+    }
+    __syncwarp();
+    const int have = n < k ? n : k;
+    for (int i = lane; i < have; i += WARP_SIZE)
+        buf[i] = merged[i];
+    __syncwarp();
+    return have;
+}
+
+// Until K keys are kept the bar is the empty key, which every logit ranks before.
+__device__ __forceinline__ candidate bar_of(const candidate *buf, int have, int k)
+{
+    const candidate empty = {-INFINITY, INT32_MAX};
+    return have == k ? buf[k - 1] : empty;
+}
+
+static __global__ void threshold_warp_kernel(const float *__restrict__ x, size_t rows, size_t cols, int k,
+                                             int *__restrict__ indices, float *__restrict__ probs)
+{
+    __shared__ candidate buffers[THRESHOLD_WARPS][BUFFER];
+    __shared__ candidate merges[THRESHOLD_WARPS][THRESHOLD_MAX_K];
+    const unsigned lane = threadIdx.x % WARP_SIZE, warp = threadIdx.x / WARP_SIZE;
+    const size_t row = blockIdx.x * (size_t)THRESHOLD_WARPS + warp;
+    if (row >= rows)
+        return; // the whole warp leaves together
+    const float *xr = x + row * cols;
+    candidate *buf = buffers[warp];
+    const unsigned lanemask_lt = (1u << lane) - 1; // the lanes below this one
+
+    int have = 0, n = 0;
+    candidate bar = bar_of(buf, have, k);
+    online_stat s = ONLINE_IDENTITY;
+    for (size_t first = 0; first < cols; first += CHUNK) {
+        float v[CHUNK_LOADS];
+        unsigned above = 0; // bit j: load j survives
+#pragma unroll
+        for (int j = 0; j < CHUNK_LOADS; j++) {
+            const size_t c = first + j * WARP_SIZE + lane;
+            v[j] = c < cols ? xr[c] : -INFINITY; // -inf weighs 0
+            const candidate here = {v[j], (int)c};
+            above |= (unsigned)(c < cols && before(here, bar)) << j;
+        }
+        s = online_stat_add4(s, make_float4(v[0], v[1], v[2], v[3]));
+        if (!__any_sync(FULL_MASK, above != 0))
+            continue; // the usual chunk
+        // One ballot a load: a survivor's slot is n plus the survivors in lanes below.
+#pragma unroll
+        for (int j = 0; j < CHUNK_LOADS; j++) {
+            const unsigned voted = __ballot_sync(FULL_MASK, above >> j & 1);
+            if (above >> j & 1)
+                buf[n + __popc(voted & lanemask_lt)] = {v[j], (int)(first + j * WARP_SIZE + lane)};
+            n += __popc(voted);
+        }
+        if (n - have > MERGE_MARK) { // next chunk still fits
+            have = n = merge_best(buf, merges[warp], n, k);
+            bar = bar_of(buf, have, k);
+        }
+    }
+    merge_best(buf, merges[warp], n, k); // K <= cols: K kept
+    s = warp_combine(s);
+    for (int j = lane; j < k; j += WARP_SIZE) {
+        indices[row * k + j] = buf[j].at;
+        probs[row * k + j] = expf(buf[j].v - s.m) / s.d;
+    }
+}
+
+static int threshold_topk(const void *x, logit_dtype dtype, size_t rows, size_t cols, int k, int *indices,
+                          float *probs, void *workspace)
+{
+    (void)dtype, (void)workspace;
+    const unsigned grid = (unsigned)ceil_div(rows, THRESHOLD_WARPS), threads = THRESHOLD_WARPS * WARP_SIZE;
+    threshold_warp_kernel<<<grid, threads>>>((const float *)x, rows, cols, k, indices, probs);
+    CUDA_CHECK_LAUNCH("threshold_warp_kernel");
+    return 1;
+}
+
 extern "C" const topk_variant unfused_topk_variant = {"unfused",   unfused_bytes_per_row, unfused_workspace_bytes,
                                                      unfused_topk, TOPK_ANY_K, true, unfused_fits, NULL};
 extern "C" const topk_variant fused_topk_variant = {"fused", fused_bytes_per_row, NULL, fused_topk, FUSED_MAX_K, false,
                                                    NULL, NULL};
+extern "C" const topk_variant threshold_topk_variant = {"threshold", fused_bytes_per_row, NULL, threshold_topk,
+                                                       THRESHOLD_MAX_K, false, NULL, NULL};

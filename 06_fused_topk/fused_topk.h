@@ -15,6 +15,9 @@ extern "C" {
 extern const topk_variant unfused_topk_variant;
 /* One warp per row, each lane a sorted register array of K candidates (K <= 32, float32). */
 extern const topk_variant fused_topk_variant;
+/* One warp per row and one threshold for the warp: a vote a chunk, survivors appended by ballot
+ * to a buffer in shared memory, merged into the best K (K <= 64, float32). */
+extern const topk_variant threshold_topk_variant;
 /* One warp per row, 16-byte loads, a threshold, candidates in shared memory. */
 extern const topk_variant fast_row_topk_variant;
 /* A row cut into chunks, a warp each; the last warp of a row to finish merges the chunks' lists. */

@@ -1,4 +1,4 @@
-/* Stage 06's program: top-K of a softmax over rows of logits, unfused against fused against fast,
+/* Stage 06's program: top-K of a softmax over rows of logits, unfused against fused, threshold and fast,
  * on the logits a language model emits for a batch of 64 sequences of 128 tokens (a row of 50257
  * per token, GPT-2's vocabulary), a sweep of K, 16-bit logits, a batch of one, and a token drawn
  * from each row's top K; or on your own logits (--input) with the answer written as .npy
@@ -19,8 +19,9 @@ static const char about[] =
     "06_fused_topk: the K most probable tokens of softmax(logits), row by row, without writing the\n"
     "softmax. Logits are [B,T,V]: --rows is B x T, --cols is V.\n"
     "Variants: unfused (softmax, sort, take K: the baseline), fused (a warp per row, K <= 32, float32),\n"
-    "fast_row (a warp per row), fast_chunks (a row in chunks, a warp each), fast_split (a row over a\n"
-    "cluster of blocks), fast (picks one of the three).\n"
+    "threshold (a warp per row with one threshold, K <= 64, float32), fast_row (a warp per row),\n"
+    "fast_chunks (a row in chunks, a warp each), fast_split (a row over a cluster of blocks), fast (picks\n"
+    "one of the three).\n"
     "With no --rows or --input: B=64, T=128, V=50257 with K=10 and 50, a sweep of K, bf16 and fp16\n"
     "logits, a batch of one for V = 50257, 128256, 262144 (K=50), a token drawn from each row's top\n"
     "50 (T = 0.8, top-p 0.9) by fast with the draw fused in, at B x T = 8192 and 1, and a server's\n"
@@ -32,10 +33,11 @@ static const char about[] =
     "Exercise: --variant exercise runs exercise.cu, yours to complete (README.md, Exercise);\n"
     "./run_solution --variant exercise runs the worked solution, solution/exercise.cu.";
 
-#define N_VARIANTS 7
-static const topk_variant *const all[N_VARIANTS] = {&unfused_topk_variant, &fused_topk_variant, &fast_row_topk_variant,
+#define N_VARIANTS 8
+static const topk_variant *const all[N_VARIANTS] = {&unfused_topk_variant,     &fused_topk_variant,
+                                                    &threshold_topk_variant,   &fast_row_topk_variant,
                                                     &fast_chunks_topk_variant, &fast_split_topk_variant,
-                                                    &fast_topk_variant, &fused_topk_exercise_variant};
+                                                    &fast_topk_variant,        &fused_topk_exercise_variant};
 
 /* The variant --variant named, or NULL when it was not given. */
 static const topk_variant *named_variant(const stage_context *st)
@@ -100,7 +102,7 @@ static int default_run(const stage_context *st)
     const input_spec input = st->opts.input;
     const uint64_t seed = st->opts.seed + 1000;
     /* The exercise (K = 1 only) runs in the K sweep when --variant names it. */
-    static const topk_variant *const headline[] = {&unfused_topk_variant, &fused_topk_variant,
+    static const topk_variant *const headline[] = {&unfused_topk_variant, &fused_topk_variant, &threshold_topk_variant,
                                                    &fast_topk_variant, &fused_topk_exercise_variant};
     static const topk_variant *const sixteen[] = {&unfused_topk_variant, &fast_topk_variant};
     static const topk_variant *const batch1[] = {&unfused_topk_variant, &fast_row_topk_variant, &fast_split_topk_variant,
@@ -112,12 +114,12 @@ static int default_run(const stage_context *st)
     /* One case, its reference 1024 deep, serves the workload and the whole K sweep. */
     topk_case c = topk_case_create(8192, 50257, DTYPE_F32, input, seed, 1024);
     title(st, "The workload of claims C7–C10: B=64, T=128, V=50257 float32 logits (GPT-2's vocabulary).");
-    failed += experiment(st, &c, headline, 4, 10, "workload");
-    failed += experiment(st, &c, headline, 4, 50, "workload");
+    failed += experiment(st, &c, headline, 5, 10, "workload");
+    failed += experiment(st, &c, headline, 5, 50, "workload");
     printf("\n");
     title(st, "K from 1 to 1024, same logits.");
     for (int i = 0; i < 5; i++)
-        failed += experiment(st, &c, headline, 4, sweep[i], "k_sweep");
+        failed += experiment(st, &c, headline, 5, sweep[i], "k_sweep");
     failed += default_draw(st, &c, "\nA token a row drawn from the top 50, T = 0.8, top-p 0.9, fused into fast "
                                    "(every token checked first):");
     topk_case_destroy(&c);

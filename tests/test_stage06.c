@@ -1,7 +1,8 @@
 /* Stage 06 on the GPU, every variant against the fp64 top-K: row lengths from 1 to 128256 and K from
  * 1 to 1024 (and K = V), in float32, bf16 and fp16; many rows; rows full of ties; masked rows; huge
- * magnitudes. The fast kernels' own paths (a guess that fails, a batch of one, the split's order)
- * are tested in test_stage06_fast.c. Last, the exercise's worked solution (K = 1). */
+ * magnitudes. Then threshold's own paths (its chunk, its buffer's merges, its limits). The fast
+ * kernels' own paths (a guess that fails, a batch of one, the split's order) are tested in
+ * test_stage06_fast.c. Last, the exercise's worked solution (K = 1). */
 #include "run_stage.h"
 #include "topk_test.h"
 
@@ -104,6 +105,79 @@ Test(stage06, huge_magnitudes)
     }
 }
 
+/* ---- threshold: one threshold for the warp, a chunk of 128 logits, a buffer merged at 64 new ---- */
+
+/* Row r of the case's rows rebuilt as `kind` (0: as drawn). */
+enum { AS_DRAWN, RISING, FALLING, TWO_VALUES, MOSTLY_MASKED, LATE_BEST, EDGE_KINDS };
+
+static void rebuild_row(float *x, size_t cols, int kind)
+{
+    for (size_t i = 0; i < cols; i++)
+        switch (kind) {
+        case RISING: x[i] = (float)i / 1024.0f; break;
+        case FALLING: x[i] = -(float)i / 1024.0f; break;
+        case TWO_VALUES: x[i] = (float)(i * 2654435761u >> 9 & 1); break;
+        case MOSTLY_MASKED: x[i] = i % 7 == 0 ? x[i] : -INFINITY; break;
+        case LATE_BEST: x[i] = i + 1 == cols ? 1.0f : 0.5f; break;
+        default: break;
+        }
+}
+
+/* Rows shorter than a chunk, one chunk, a chunk and one more, and longer, at K from 1 to 64, each in
+ * every kind above: rising rows beat the threshold with every logit, so the buffer fills and merges
+ * over and over; two values tie thousands of times across merges; mostly masked rows have fewer
+ * finite logits than K, so -inf ones fill the answer in index order; the best logit last comes
+ * after the threshold has settled on ties. Outputs poisoned before each run. */
+Test(stage06, threshold_on_its_chunks_and_merges)
+{
+    open_or_skip();
+    static const size_t lengths[] = {1, 5, 64, 127, 128, 129, 255, 256, 257, 1000, 4099, 50257};
+    static const int ks[] = {1, 2, 7, 32, 33, 63, 64};
+    for (size_t i = 0; i < sizeof lengths / sizeof lengths[0]; i++)
+        for (size_t j = 0; j < sizeof ks / sizeof ks[0]; j++) {
+            const size_t cols = lengths[i];
+            const int k = ks[j] < (int)cols ? ks[j] : (int)cols;
+            topk_case c = topk_case_create(EDGE_KINDS, cols, DTYPE_F32, (input_spec){DIST_NORMAL, -3.0, 3.0},
+                                           1500 + 16 * i + j, k);
+            for (int kind = 0; kind < EDGE_KINDS; kind++)
+                rebuild_row(c.x_host + kind * cols, cols, kind);
+            topk_case_refresh(&c);
+            cr_assert(topk_supports(&threshold_topk_variant, &c, k));
+            expect_variant_passes(&threshold_topk_variant, &c, k, "edge rows");
+            topk_case_destroy(&c);
+        }
+}
+
+/* Many rows (blocks of 4 warps, the last one part empty), K = 10 and 64, uniform and +-1e30. */
+Test(stage06, threshold_on_many_rows)
+{
+    open_or_skip();
+    const input_spec inputs[] = {{DIST_UNIFORM, 0.0, 10.0}, {DIST_UNIFORM, -1e30, 1e30}};
+    for (int i = 0; i < 2; i++) {
+        topk_case c = topk_case_create(1027, 50257, DTYPE_F32, inputs[i], 1700 + (uint64_t)i, 64);
+        expect_variant_passes(&threshold_topk_variant, &c, 10, dist_name(inputs[i].dist));
+        expect_variant_passes(&threshold_topk_variant, &c, 64, dist_name(inputs[i].dist));
+        topk_case_destroy(&c);
+    }
+}
+
+/* threshold takes float32 logits and K up to 64; anything else is refused before the GPU, exit 2. */
+Test(stage06, threshold_refuses_past_its_limits_before_the_gpu)
+{
+    static const struct {
+        const char *args, *message;
+    } cases[] = {
+        {"--rows 4 --cols 100 --k 65 --variant threshold", "run: --variant threshold handles K up to 64, not 65\n"},
+        {"--rows 4 --cols 100 --dtype bf16 --variant threshold",
+         "run: --variant threshold takes float32 logits only, not bf16\n"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const outcome o = run_stage("06_fused_topk", cases[i].args);
+        cr_expect_eq(o.status, 2, "%s: exit %d", cases[i].args, o.status);
+        cr_expect_str_eq(o.err, cases[i].message, "%s", cases[i].args);
+        cr_expect_str_empty(o.out);
+    }
+}
 
 /* ---- The exercise: K = 1, the argmax carried in the online statistic (solution/exercise.cu) ---- */
 

@@ -7,10 +7,11 @@
 #include "../06_fused_topk/fused_topk.h"
 #include "gpu_test.h"
 
-static const topk_variant *const topk_variants[] = {&unfused_topk_variant, &fused_topk_variant, &fast_row_topk_variant,
+static const topk_variant *const topk_variants[] = {&unfused_topk_variant,     &fused_topk_variant,
+                                                    &threshold_topk_variant,   &fast_row_topk_variant,
                                                     &fast_chunks_topk_variant, &fast_split_topk_variant,
                                                     &fast_topk_variant};
-#define N_TOPK_VARIANTS 6
+#define N_TOPK_VARIANTS 7
 
 static inline gpu_info open_or_skip(void)
 {
