@@ -16,7 +16,7 @@
 #include "online_stat.cuh"
 
 #define THREADS 256
-#define BLOCKS_PER_SM 8 // 8 x 256 threads: a full SM
+#define BLOCKS_PER_SM 8 // 2048 threads: sm_80/90 full
 #define UNROLL 4        // 16-byte loads in flight per thread
 
 // ---- Your part ---------------------------------------------------------------------------------
