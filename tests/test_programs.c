@@ -138,8 +138,9 @@ Test(programs, shapes_that_cannot_run_are_one_line_and_exit_2)
         /* Without --variant every variant runs that can: refused only where none can. */
         {"06_fused_topk", "--rows 2 --cols 2000000000 --k 2000",
          "run: no variant takes 2 x 2000000000 at K = 2000: unfused cannot take 2 x 2000000000 logits; fused "
-         "handles K up to 32, not 2000; fast_row handles K up to 1024, not 2000; fast_chunks handles K up to 1024, "
-         "not 2000; fast_split handles K up to 1024, not 2000; fast handles K up to 1024, not 2000\n"},
+         "handles K up to 32, not 2000; threshold handles K up to 64, not 2000; fast_row handles K up to 1024, "
+         "not 2000; fast_chunks handles K up to 1024, not 2000; fast_split handles K up to 1024, not 2000; fast "
+         "handles K up to 1024, not 2000\n"},
         /* The default run draws bf16 and fp16 logits from --range as well as float32. */
         {"06_fused_topk", "--range 0:100000",
          "run: --range 0:100000: the default run draws fp16 logits too, and --dist uniform would draw numbers past "

@@ -184,6 +184,7 @@ Test(sweep, past_2_31_logits_topk)
     for (int i = 0; i < 3; i++) {
         expect_takes(&unfused_topk_variant, &c, ks[i], false);
         expect_takes(&fused_topk_variant, &c, ks[i], ks[i] <= 32);
+        expect_takes(&threshold_topk_variant, &c, ks[i], ks[i] <= 64);
         expect_takes(&fast_row_topk_variant, &c, ks[i], true);
         expect_takes(&fast_chunks_topk_variant, &c, ks[i], true);
         expect_takes(&fast_split_topk_variant, &c, ks[i], gpu.cc_major >= 9);
