@@ -250,7 +250,8 @@ static int fused_topk(const void *x, logit_dtype dtype, size_t rows, size_t cols
 // 31. Here the warp shares one bar: the K-th best key it has merged so far. A chunk of 128 logits
 // costs one test a logit and one vote, and most chunks stop there. The rare survivors are appended
 // to the warp's buffer in shared memory, each at the slot a ballot gives it; a full buffer is
-// merged into the kept K, which raises the bar.
+// merged into the kept K, which raises the bar. Each lane sums (m, d) in segments of 64 chunks,
+// so a long row's float sum grows its rounding error with the segments, not the logits.
 //
 //   buf: [ kept, best first | new candidates, unsorted | free ]
 //          0            have                         n
@@ -264,6 +265,7 @@ static int fused_topk(const void *x, logit_dtype dtype, size_t rows, size_t cols
 #define CHUNK (CHUNK_LOADS * WARP_SIZE)    // logits a chunk
 #define MERGE_MARK 64                      // new ones before merging
 #define BUFFER (THRESHOLD_MAX_K + MERGE_MARK + CHUNK)
+#define SEGMENT_CHUNKS 64                  // chunks a partial statistic
 
 typedef struct {
     float v;
@@ -316,7 +318,7 @@ static __global__ void threshold_warp_kernel(const float *__restrict__ x, size_t
 
     int have = 0, n = 0;
     candidate bar = bar_of(buf, have, k);
-    online_stat s = ONLINE_IDENTITY;
+    online_stat s = ONLINE_IDENTITY, part = ONLINE_IDENTITY; // part: this segment's sum
     for (size_t first = 0; first < cols; first += CHUNK) {
         float v[CHUNK_LOADS];
         unsigned above = 0; // bit j: load j survives
@@ -327,7 +329,9 @@ static __global__ void threshold_warp_kernel(const float *__restrict__ x, size_t
             const candidate here = {v[j], (int)c};
             above |= (unsigned)(c < cols && before(here, bar)) << j;
         }
-        s = online_stat_add4(s, make_float4(v[0], v[1], v[2], v[3]));
+        part = online_stat_add4(part, make_float4(v[0], v[1], v[2], v[3]));
+        if (first / CHUNK % SEGMENT_CHUNKS == SEGMENT_CHUNKS - 1) // bounds rounding growth
+            s = online_stat_combine(s, part), part = ONLINE_IDENTITY;
         if (!__any_sync(FULL_MASK, above != 0))
             continue; // the usual chunk
         // One ballot a load: a survivor's slot is n plus the survivors in lanes below.
@@ -344,7 +348,7 @@ static __global__ void threshold_warp_kernel(const float *__restrict__ x, size_t
         }
     }
     merge_best(buf, merges[warp], n, k); // K <= cols: K kept
-    s = warp_combine(s);
+    s = warp_combine(online_stat_combine(s, part));
     for (int j = lane; j < k; j += WARP_SIZE) {
         indices[row * k + j] = buf[j].at;
         probs[row * k + j] = expf(buf[j].v - s.m) / s.d;
