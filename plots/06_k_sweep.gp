@@ -8,6 +8,9 @@ nthreshold = int(system(sprintf("cat %s | grep -c '^k_sweep,threshold,' || true"
 threshold_curve = nthreshold == 0 ? '' : \
     'for [i = 1:nruns] run(i) using "k":(sweep("threshold")) with linespoints pt 13 dt i lc rgb "#118833" title once(i, "threshold (one threshold a warp, K <= 64)"), '
 
+# torch where a run has its rows (torch_topk.py adds them): one key entry for every run.
+ntorch = int(system(sprintf("cat %s | grep -c '^k_sweep,torch,' || true", runs)))
+torch_key = ntorch == 0 ? '' : 'NaN with linespoints pt 3 lc rgb "#aa0055" title "torch.topk(torch.softmax(x))", '
 set title "06\\_fused\\_topk: 8192 x 50257 float32, time against K (same run)"
 set xlabel "K"
 set ylabel "median ms (log scale)"
@@ -20,6 +23,6 @@ draw = 'plot for [i = 1:nruns] run(i) using "k":(sweep("unfused")) with linespoi
             for [i = 1:nruns] run(i) using "k":(sweep("fused")) with linespoints pt 5 dt i lc rgb "#aa5500" title once(i, "fused (warp per row, K <= 32)"), \
             @threshold_curve \
             for [i = 1:nruns] run(i) using "k":(sweep("fast")) with linespoints pt 9 dt i lc rgb "#0055aa" title once(i, "fast"), \
-            for [i = 1:nruns] run(i) using "k":(sweep("torch")) with linespoints pt 3 dt i lc rgb "#aa0055" title once(i, "torch.topk(torch.softmax(x))"), \
-            @gpu_keys'
+            for [i = 1:nruns] run(i) using "k":(sweep("torch")) with linespoints pt 3 dt i lc rgb "#aa0055" notitle, \
+            @torch_key @gpu_keys'
 load "plots/style.gp"
