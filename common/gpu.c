@@ -124,7 +124,7 @@ gpu_timing timing_summary(double *ms, int n)
 
 /* The warm-up goes on, `warmup` runs at a time, until it has taken WARMUP_MIN_MS of GPU time: a
  * kernel timed right after another variant's long run can be slow for its first tens of
- * milliseconds (EXPERIMENTS.md, "How to read the timing tables"). */
+ * milliseconds (EXPERIMENTS.md, "How to read the tables"). */
 #define WARMUP_MIN_MS 100.0f
 
 static void warm_up(gpu_work_fn work, void *ctx, int warmup)
