@@ -22,9 +22,10 @@ __device__ __forceinline__ online_stat make_stat(float m, float d)
 
 #define ONLINE_IDENTITY make_stat(-INFINITY, 0.0f)
 
-// The sum while the max is -inf, when everything folded in is -inf or NaN (fmaxf skips a NaN).
-// Each -inf weighs 0, not exp(-inf - -inf) = NaN, and no exp is taken. `maxima` sums the maxima
-// (or elements) met and is NaN if one was; `sums` sums the running sums: 0 times it is 0 or NaN.
+// The sum d where the new max m is -inf. fmaxf gives -inf only when each of its inputs is -inf or
+// NaN (it returns the other input for a NaN), so `maxima`, the sum of those inputs, is -inf or
+// NaN. A NaN gives d = NaN. Otherwise each -inf weighs 0, not exp(-inf - -inf) = NaN, and no exp
+// is taken: d is 0 times `sums`, the sum of the d met: 0, or NaN if one was NaN.
 __device__ __forceinline__ float sum_while_empty(float maxima, float sums)
 {
     return maxima == -INFINITY ? sums * 0.0f : maxima;

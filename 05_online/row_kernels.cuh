@@ -2,7 +2,8 @@
 // blocks that each cache half a row, and a block per row that caches its row in shared memory or
 // reads it twice. online.cu includes this file, after it defines UNROLL and softmax4, and
 // online_rows_softmax there picks a kernel by row length.
-// Read split_row, warp_row4_kernel, block_row_kernel, cluster_row_kernel, then online_rows_softmax.
+// Read split_row, warp_row4_kernel, block_row_kernel (the last kernel here), cluster_row_kernel
+// (just above it), then online.cu's online_rows_softmax.
 #ifndef ROW_KERNELS_CUH
 #define ROW_KERNELS_CUH
 
