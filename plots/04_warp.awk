@@ -3,11 +3,11 @@
 END {
     setup_block("setup:04_warp")
     table_block("table:04_rows_correctness")
-    accuracy_table("rows_correctness")
+    accuracy_table("rows_correctness", "rows × cols")
     table_block("table:04_reduction")
     timing_table("timing", "speedup")
     table_block("table:04_rows_sweep")
-    timing_table("rows_sweep", "speedup")
+    timing_table("rows_sweep", "speedup", "cols")
 
     m = split(rows_where("experiment", "timing"), tm, " ")
     line = ""

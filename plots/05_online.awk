@@ -3,11 +3,11 @@
 END {
     setup_block("setup:05_online")
     table_block("table:05_rows_correctness")
-    accuracy_table("rows_correctness")
+    accuracy_table("rows_correctness", "rows × cols")
     table_block("table:05_1d")
     timing_table("timing", "speedup")
     table_block("table:05_rows")
-    timing_table("rows", "speedup")
+    timing_table("rows", "speedup", "rows × cols")
 
     n = 100000000
     on = row_of("timing", "online", n); mp = row_of("timing", "multipass", n); cd = row_of("timing", "cudnn", n)

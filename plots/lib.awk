@@ -136,13 +136,18 @@ function rows_where(c, v,    r, out) {
 function inputs(r) { return val[r, "dist"] " [" val[r, "lo"] ", " val[r, "hi"] "]" }
 
 # Correctness rows of one experiment: size, inputs, variant, sum of outputs, NaN/Inf, error, check.
-function accuracy_table(experiment,    m, t, i, r) {
-    print "| n | inputs | variant | sum of outputs | NaN/Inf outputs | max rel. error | check |"
+# The first column of a table: `head` names it, "n" (the default) or "cols" for a row's length,
+# "rows × cols" for the shape.
+function size_cell(r, head) { return head == "rows × cols" ? size_of(r) : count(val[r, "cols"]) }
+
+function accuracy_table(experiment, head,    m, t, i, r) {
+    if (head == "") head = "n"
+    print "| " head " | inputs | variant | sum of outputs | NaN/Inf outputs | max rel. error | check |"
     print "|---:|---|---|---:|---:|---:|:---:|"
     m = split(rows_where("experiment", experiment), t, " ")
     for (i = 1; i <= m; i++) {
         r = t[i]
-        print "| " count(val[r, "cols"]) " | " inputs(r) " | " val[r, "variant"] " | " num(val[r, "row_sum"], "%.6g") " | " \
+        print "| " size_cell(r, head) " | " inputs(r) " | " val[r, "variant"] " | " num(val[r, "row_sum"], "%.6g") " | " \
               val[r, "nonfinite"] " | " num(val[r, "max_rel_err"], "%.1e") " | " val[r, "result"] " |"
     }
 }
@@ -182,13 +187,14 @@ function model_cells(r, decimals) { return ms(predicted_ms(r), decimals) " | " t
 
 # Timing rows of one experiment; rel is "" (no comparison column), "overhead" or "speedup". The
 # error of each timed row is left to the correctness tables; its check stays.
-function timing_table(experiment, rel,    m, t, i, r) {
-    printf "| n | variant | median ms | predicted ms | measured / predicted | min ms | max ms | GB/s | %% of ceiling | bytes/elem | launches | check |%s\n", rel == "" ? "" : " " rel " |"
+function timing_table(experiment, rel, head,    m, t, i, r) {
+    if (head == "") head = "n"
+    printf "| %s | variant | median ms | predicted ms | measured / predicted | min ms | max ms | GB/s | %% of ceiling | bytes/elem | launches | check |%s\n", head, rel == "" ? "" : " " rel " |"
     printf "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|:---:|%s\n", rel == "" ? "" : "---:|"
     m = split(rows_where("experiment", experiment), t, " ")
     for (i = 1; i <= m; i++) {
         r = t[i]
-        printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |%s\n", count(val[r, "cols"]), val[r, "variant"],
+        printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |%s\n", size_cell(r, head), val[r, "variant"],
                num(val[r, "median_ms"], "%.4f"), model_cells(r, 4), num(val[r, "min_ms"], "%.4f"), num(val[r, "max_ms"], "%.4f"),
                num(val[r, "gbps"], "%.0f"), num(val[r, "pct_ceiling"], "%.1f"), val[r, "bytes_per_elem"], launches_cell(r),
                val[r, "result"], rel == "" ? "" : " " relative(r, rel) " |"
