@@ -220,8 +220,8 @@ const cli_flag cli_shape_flags[] = {
 const cli_flag cli_shared_flags[] = {
     {"--range", "LO:HI", "input range (default 0:10)", range, 0, SHARED(range_given), 0, 0,
      "LO:HI with finite LO < HI, like 500:1000"},
-    {"--dist", "D", "uniform | normal | outliers (default uniform)", dist, 0, SHARED(dist_given), 0, 0,
-     "uniform, normal or outliers"},
+    {"--dist", "D", "uniform | normal | outliers | zipf (default uniform)", dist, 0, SHARED(dist_given), 0, 0,
+     "uniform, normal, outliers or zipf"},
     {"--iters", "N", "timed runs; the table shows their median (default 100)", cli_int, SHARED(iters),
      CLI_UNTRACKED, 1, 100000, "a whole number from %llu to %llu"},
     {"--warmup", "N", "untimed runs first, N at a time until 100 ms (default 10)", cli_int, SHARED(warmup),

@@ -15,6 +15,9 @@ typedef enum {
     DIST_NORMAL,   /* normal with mean (lo+hi)/2 and standard deviation (hi-lo)/6            */
     DIST_OUTLIERS, /* uniform in [lo, hi], plus one logit in 1024 (at least one per row) set
                       to hi + (hi-lo), so a few entries carry most of the probability         */
+    DIST_ZIPF,     /* a vocabulary in frequency order, as a language model's logits: column c
+                      at hi - (hi-lo) log(1+c) / log(cols), plus normal noise of sd (hi-lo)/10,
+                      and one logit in each stretch of about 1024 columns raised by hi-lo    */
 } input_dist;
 
 typedef struct {
@@ -23,7 +26,7 @@ typedef struct {
 } input_spec;
 
 const char *dist_name(input_dist dist);
-/* Returns 0 and sets *dist when name is "uniform", "normal" or "outliers"; -1 otherwise. */
+/* Returns 0 and sets *dist when name is "uniform", "normal", "outliers" or "zipf"; -1 otherwise. */
 int dist_from_name(const char *name, input_dist *dist);
 
 /* Fills rows x cols logits (row-major). The same seed gives the same numbers on every machine. */

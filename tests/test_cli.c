@@ -194,7 +194,7 @@ Test(cli, refuses_malformed_flags)
         {{"--range", "3:3"}, 2, "--range: expected LO:HI"},
         {{"--range", "nan:1"}, 2, "--range: expected LO:HI"},
         {{"--range", "-inf:0"}, 2, "--range: expected LO:HI"},
-        {{"--dist", "gauss"}, 2, "--dist: expected uniform, normal or outliers"},
+        {{"--dist", "gauss"}, 2, "--dist: expected uniform, normal, outliers or zipf"},
         {{"--iters", "0"}, 2, "--iters: expected"},
         {{"--iters", "5x"}, 2, "--iters: expected"},
         {{"--warmup", "-1"}, 2, "--warmup: expected"},

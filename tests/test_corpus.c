@@ -41,7 +41,7 @@ static const refusal npy_refusals[] = {
 static const refusal cli_refusals[] = {
     {"refuse-cols-past-a-row-index", "--cols: expected a count from 1 to 549755813632, like 8192 or 4K, got "
                                      "'1152921504606846976'"},
-    {"refuse-dist-with-terminal-escape", "--dist: expected uniform, normal or outliers, got '\\x1b[2Jnormal'"},
+    {"refuse-dist-with-terminal-escape", "--dist: expected uniform, normal, outliers or zipf, got '\\x1b[2Jnormal'"},
     {"refuse-elements-past-a-grid", "--rows x --cols: 2 x 274877906944 is more than 549755813632 elements"},
     {"refuse-empty-csv-name", "--csv needs a file name"},
     {"refuse-flag-without-value", "--k needs a value"},

@@ -57,7 +57,7 @@ Test(programs, bad_input_is_one_line_and_exit_2)
         {"--seed -1", "run: --seed: expected a whole number from 0 to 18446744073709551615, got '-1'"},
         {"--seed ' -1'", "run: --seed: expected a whole number from 0 to 18446744073709551615, got ' -1'"},
         {"--dist '\x1b[2Jnormal'",
-         "run: --dist: expected uniform, normal or outliers, got '\\x1b[2Jnormal' (see --help)\n"},
+         "run: --dist: expected uniform, normal, outliers or zipf, got '\\x1b[2Jnormal' (see --help)\n"},
         {"'--bo\ngus=3'", "run: unknown flag '--bo\\x0agus' (see --help)\n"},
         {"--variant 'x\ny'", "run: unknown variant 'x\\x0ay' (this stage has: "},
     };

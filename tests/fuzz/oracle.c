@@ -89,7 +89,8 @@ static const char *cli_broken(cli_status st, const cli_options *o, const topk_op
         return "the range is not finite LO < HI";
     if (!t->input_path && input_largest_magnitude(o->input) > dtype_largest(t->dtype))
         return "the range and distribution would draw numbers past the dtype's largest";
-    if (o->input.dist != DIST_UNIFORM && o->input.dist != DIST_NORMAL && o->input.dist != DIST_OUTLIERS)
+    if (o->input.dist != DIST_UNIFORM && o->input.dist != DIST_NORMAL && o->input.dist != DIST_OUTLIERS &&
+        o->input.dist != DIST_ZIPF)
         return "an unknown distribution";
     if (o->iters < 1 || o->warmup < 0)
         return "iters below 1 or warmup below 0";
