@@ -28,9 +28,7 @@ END {
     if (!lead) exit
     stage_csv = FILENAME
     sub(/_solution\.csv$/, ".csv", stage_csv)
-    base_name = stage_csv
-    sub(/^plots\/data\//, "", base_name)
-    sub(/\.csv$/, "", base_name)
+    base_name = run_name(stage_csv)
     if (!read_stage_run(stage_csv)) {
         printf "%s: no multipass timing rows in %s to compare with\n", FILENAME, stage_csv > "/dev/stderr"
         exit 1

@@ -47,6 +47,16 @@ BEGIN {
     }
 }
 
+# Whether the file being read (a run's CSV or log) is the primary GPU's (make_plots.sh's variable primary names its folder).
+function on_primary() { return primary == "" || gpu_folder(FILENAME) == primary }
+
+# The GPU folder of a file of plots/data: "h200" for plots/data/h200/06_fused_topk.csv.
+function gpu_folder(path) {
+    sub(/^plots\/data\//, "", path)
+    sub(/\/.*/, "", path)
+    return path
+}
+
 # The stage a CSV measured, from its path: "06_fused_topk" for plots/data/h200/06_fused_topk.csv, and
 # "02_multipass" for a solution's run, 02_multipass_solution.csv (built in the stage's folder).
 function stage_of(path) {

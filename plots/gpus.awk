@@ -4,8 +4,8 @@
 # of its Nsight Compute logs, the stages of its CSVs and its logs.
 
 FNR == 1 {
-    dir = file = FILENAME
-    sub(/^plots\/data\//, "", dir); sub(/\/.*/, "", dir)
+    dir = gpu_folder(FILENAME)
+    file = FILENAME
     sub(/.*\//, "", file)
     if (!(dir in seen)) { seen[dir] = 1; order[++n] = dir }
     if (sub(/\.csv$/, "", file)) stages[dir] = stages[dir] (stages[dir] == "" ? "" : ", ") file

@@ -25,19 +25,13 @@ ncols == 0 { for (i = 1; i <= NF; i++) col[i] = $i; ncols = NF; next }
 }
 
 # The run, as the claims name it: the CSV's path in plots/data without .csv, "h200/01_naive" for
-# plots/data/h200/01_naive.csv (plots/files.awk names files the same way).
-function run_name(    path) {
-    path = FILENAME
+# plots/data/h200/01_naive.csv (plots/files.awk names files the same way); `path` is the file being
+# read where none is given.
+function run_name(path) {
+    if (path == "") path = FILENAME
     sub(/^plots\/data\//, "", path)
     sub(/\.csv$/, "", path)
     return path
-}
-
-# Whether this run is the primary GPU's (make_plots.sh's variable primary names its folder).
-function on_primary(    dir) {
-    dir = FILENAME
-    sub(/^plots\/data\//, "", dir); sub(/\/.*/, "", dir)
-    return primary == "" || dir == primary
 }
 
 # Starts the block that replaces <!-- BEGIN name --> ... <!-- END name --> in EXPERIMENTS.md, after

@@ -28,9 +28,7 @@ function flush() {
 END {
     flush()
     if (gpu == "") { print FILENAME ": no 'GPU:' line, so no GPU to name" > "/dev/stderr"; exit 1 }
-    dir = FILENAME
-    sub(/^plots\/data\//, "", dir); sub(/\/.*/, "", dir)
-    folded = primary != "" && dir != primary
+    folded = !on_primary()
     print "@@ profile:" name
     if (!lead) print ""
     if (folded) print "<details><summary>Profiled on the <b>" gpu "</b></summary>"
