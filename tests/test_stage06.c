@@ -105,6 +105,15 @@ Test(stage06, huge_magnitudes)
     }
 }
 
+/* ./run with `args` refused before the GPU: exit 2, exactly `message` on stderr, nothing on stdout. */
+static void expect_refused(const char *args, const char *message)
+{
+    const outcome o = run_stage("06_fused_topk", args);
+    cr_expect_eq(o.status, 2, "%s: exit %d", args, o.status);
+    cr_expect_str_eq(o.err, message, "%s", args);
+    cr_expect_str_empty(o.out);
+}
+
 /* ---- threshold: one threshold for the warp, a chunk of 128 logits, a buffer merged at 64 new ---- */
 
 /* Row r of the case's rows rebuilt as `kind` (0: as drawn). */
@@ -171,12 +180,8 @@ Test(stage06, threshold_refuses_past_its_limits_before_the_gpu)
         {"--rows 4 --cols 100 --dtype bf16 --variant threshold",
          "run: --variant threshold takes float32 logits only, not bf16\n"},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        const outcome o = run_stage("06_fused_topk", cases[i].args);
-        cr_expect_eq(o.status, 2, "%s: exit %d", cases[i].args, o.status);
-        cr_expect_str_eq(o.err, cases[i].message, "%s", cases[i].args);
-        cr_expect_str_empty(o.out);
-    }
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        expect_refused(cases[i].args, cases[i].message);
 }
 
 /* ---- The exercise: K = 1, the argmax carried in the online statistic (solution/exercise.cu) ---- */
@@ -327,10 +332,6 @@ Test(stage06, exercise_refuses_k_above_1_before_the_gpu)
         {"--rows 4 --cols 100 --k 2 --variant exercise", "run: --variant exercise handles K up to 1, not 2\n"},
         {"--rows 4 --cols 100 --variant exercise", "run: --variant exercise handles K up to 1, not 10\n"},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        const outcome o = run_stage("06_fused_topk", cases[i].args);
-        cr_expect_eq(o.status, 2, "%s: exit %d", cases[i].args, o.status);
-        cr_expect_str_eq(o.err, cases[i].message, "%s", cases[i].args);
-        cr_expect_str_empty(o.out);
-    }
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        expect_refused(cases[i].args, cases[i].message);
 }
