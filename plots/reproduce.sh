@@ -58,48 +58,42 @@ if ! make all >"$log" 2>&1; then
 fi
 mkdir -p "$out"
 
-# Each stage's output goes to $log, shown only where the stage stopped; each gets one line.
+# Each program's output goes to $log, shown only where it stopped; each run gets one line.
 failed=0
+# run_to_csv DIR CSV PROGRAM [ARGS...]: DIR/PROGRAM ARGS --csv CSV, and the line saying how it ended;
+# fresh=1 where it wrote CSV (a failed run's CSV keeps its FAIL rows). The program renames its CSV
+# over the old one only once it has written all of it: a CSV newer than the stamp is this run's.
+run_to_csv() {
+    local dir=$1 csv=$2 status start
+    shift 2
+    touch "$stamp"
+    start=$SECONDS
+    (cd "$dir" && "$@" --csv "../$csv") >"$log" 2>&1
+    status=$?
+    fresh=0
+    [ "$csv" -nt "$stamp" ] && fresh=1
+    if [ $status -eq 0 ]; then
+        echo "$((SECONDS - start)) s, PASS"
+    elif [ $fresh -eq 1 ]; then
+        echo "$((SECONDS - start)) s, FAIL: its CSV keeps the failed rows"
+        failed=1
+    else
+        echo "$((SECONDS - start)) s, stopped (exit code $status) before writing its CSV; the last of its output:"
+        tail -n 5 "$log" | sed 's/^/    /'
+        failed=1
+    fi
+}
 for i in "${!stages[@]}"; do
     stage=${stages[$i]}
     csv=$out/$stage.csv
     printf "stage %d/%d: %s (about %d s on an H100 SXM) ... " $((i + 1)) ${#stages[@]} "$stage" "${seconds[$i]}"
-    # The program renames its CSV over the old one only once it has written all of it: a CSV newer
-    # than the stamp is this run's.
-    touch "$stamp"
-    start=$SECONDS
-    (cd "$stage" && ./run --csv "../$csv") >"$log" 2>&1
-    status=$?
-    took=$((SECONDS - start))
-    fresh=0
-    [ "$csv" -nt "$stamp" ] && fresh=1
-    if [ $status -eq 0 ]; then
-        echo "$took s, PASS"
-    elif [ $fresh -eq 1 ]; then
-        echo "$took s, FAIL: its CSV keeps the failed rows"
-        failed=1
-    else
-        echo "$took s, stopped (exit code $status) before writing its CSV; the last of its output:"
-        tail -n 5 "$log" | sed 's/^/    /'
-        failed=1
-    fi
+    run_to_csv "$stage" "$csv" ./run
+    stage_fresh=$fresh
     if [ "$stage" = 02_multipass ]; then
-        solution=$out/02_multipass_solution.csv
         printf "stage %d/%d: the exercise's solution, ./run_solution --variant exercise ... " $((i + 1)) ${#stages[@]}
-        touch "$stamp"
-        start=$SECONDS
-        if (cd "$stage" && ./run_solution --variant exercise --csv "../$solution") >"$log" 2>&1; then
-            echo "$((SECONDS - start)) s, PASS"
-        elif [ "$solution" -nt "$stamp" ]; then
-            echo "$((SECONDS - start)) s, FAIL: its CSV keeps the failed rows"
-            failed=1
-        else
-            echo "$((SECONDS - start)) s, stopped before writing its CSV; the last of its output:"
-            tail -n 5 "$log" | sed 's/^/    /'
-            failed=1
-        fi
+        run_to_csv "$stage" "$out/02_multipass_solution.csv" ./run_solution --variant exercise
     fi
-    if [ "$stage" = 06_fused_topk ] && [ $torch -eq 1 ] && [ $fresh -eq 1 ]; then
+    if [ "$stage" = 06_fused_topk ] && [ $torch -eq 1 ] && [ $stage_fresh -eq 1 ]; then
         printf "stage %d/%d: PyTorch's rows, 06_fused_topk/torch_topk.py ... " $((i + 1)) ${#stages[@]}
         start=$SECONDS
         if python3 06_fused_topk/torch_topk.py --csv "$csv" >"$log" 2>&1; then
