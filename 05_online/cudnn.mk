@@ -18,10 +18,10 @@ cudnn_place = $(and $(wildcard $(firstword $(subst :, ,$(1)))/cudnn.h),$(call cu
 CUDNN_FOUND := $(firstword $(foreach p,$(CUDNN_PLACES),$(if $(call cudnn_place,$(p)),$(p))))
 ifneq ($(CUDNN_FOUND),)
   CUDNN_LIB := $(call cudnn_lib_in,$(lastword $(subst :, ,$(CUDNN_FOUND))))
-  LIBRARY_FLAGS := -DHAVE_CUDNN -I$(firstword $(subst :, ,$(CUDNN_FOUND)))
-  LIBRARY_LDLIBS := -Xlinker $(CUDNN_LIB) -Xlinker -rpath -Xlinker $(dir $(CUDNN_LIB))
-  LIBRARY_STATUS := with cuDNN ($(CUDNN_LIB))
+  LIBRARY_FLAGS += -DHAVE_CUDNN -I$(firstword $(subst :, ,$(CUDNN_FOUND)))
+  LIBRARY_LDLIBS += -Xlinker $(CUDNN_LIB) -Xlinker -rpath -Xlinker $(dir $(CUDNN_LIB))
+  LIBRARY_STATUS += with cuDNN ($(CUDNN_LIB))
 else
-  LIBRARY_STATUS := without cuDNN (no cudnn.h with a libcudnn.so in: $(CUDNN_SEARCHED))
+  LIBRARY_STATUS += without cuDNN (no cudnn.h with a libcudnn.so in: $(CUDNN_SEARCHED))
 endif
 

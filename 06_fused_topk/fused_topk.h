@@ -13,6 +13,15 @@ extern "C" {
 
 /* Softmax of every row written out (stage 05), a full sort of each row (CUB), the first K kept. */
 extern const topk_variant unfused_topk_variant;
+/* The baseline a user would assemble from libraries: CUB's DeviceBatchedTopK of the logits (ties to
+ * the lower index), stage 05's (m, d) of each row, the K pairs sorted and their probabilities
+ * (library/library_topk.cu; built where CCCL 3.6 is found, library/cccl.mk). */
+extern const topk_variant library_topk_variant;
+/* Its first step alone: DeviceBatchedTopK's K logits of each row, unsorted (logits_only). */
+extern const topk_variant cub_topk_variant;
+/* FlashInfer's top-K (its FilteredTopK kernel, ties to the lower index), logits_only too
+ * (library/flashinfer_topk.cu; built where FlashInfer's headers are found, library/flashinfer.mk). */
+extern const topk_variant flashinfer_topk_variant;
 /* One warp per row, each lane a sorted register array of K candidates (K <= 32, float32). */
 extern const topk_variant fused_topk_variant;
 /* One warp per row and one threshold for the warp: a vote a chunk, survivors appended by ballot

@@ -38,9 +38,10 @@ ARCH_NEWEST := $(shell printf '%s\n' $(ARCH_LIST:sm_%=%) | sort -n | tail -n 1)
 GENCODE := $(foreach a,$(ARCH_LIST),-gencode arch=compute_$(a:sm_%=%),code=$(a)) \
            -gencode arch=compute_$(ARCH_NEWEST),code=compute_$(ARCH_NEWEST)
 
-# A library a stage measures beside its own kernels: the stage's Makefile names, in LIBRARY_MK, a file
-# that finds it from CUDA_HOME and sets LIBRARY_FLAGS (to compile), LIBRARY_LDLIBS (to link) and
-# LIBRARY_STATUS (a few words for the link line), each empty where the library is absent.
+# Libraries a stage measures beside its own kernels: the stage's Makefile names, in LIBRARY_MK, the
+# files that find them from CUDA_HOME; each adds to LIBRARY_FLAGS (to compile), LIBRARY_LDLIBS (to
+# link), LIBRARY_STATUS (a few words for the link line) and LIBRARY_STAMP (what else, when it
+# changes, rebuilds), adding nothing to the first two where its library is absent.
 ifdef LIBRARY_MK
   include $(LIBRARY_MK)
 endif
@@ -54,14 +55,14 @@ COMMON_SRCS := check.c cli.c inputs.c reference.c verify.c gpu.c report.c bench.
                outfile.c host_threads.c
 COMMON_OBJS := $(patsubst %,$(BUILD)/common/%.o,$(basename $(COMMON_SRCS)))
 
-# $(BUILD)/arch.txt holds the compilers, the -gencode and library flags and NVCC_EXTRA; it changes only
+# $(BUILD)/arch.txt holds the compilers, the -gencode and library flags, LIBRARY_STAMP and NVCC_EXTRA; it changes only
 # when they do, and every object depends on it, so a new ARCH (or NVCC, CC, library, NVCC_EXTRA)
 # rebuilds everything and an unchanged one rebuilds nothing (an empty NVCC_EXTRA adds nothing to it,
 # not even a space). Make reads it ($(file <), no shell) and its rule rewrites it only when the text
 # differs (or it is missing), so make -n prints the rewrite and changes no file. The rule is not the
 # default goal: that stays the first target of the Makefile that includes this one.
 ARCH_STAMP := $(BUILD)/arch.txt
-STAMP_TEXT := $(NVCC) $(CC) $(GENCODE) $(LIBRARY_FLAGS)$(if $(NVCC_EXTRA), $(NVCC_EXTRA))
+STAMP_TEXT := $(NVCC) $(CC) $(GENCODE) $(LIBRARY_FLAGS)$(if $(NVCC_EXTRA), $(NVCC_EXTRA))$(if $(LIBRARY_STAMP), $(LIBRARY_STAMP))
 STAMP_NOW := $(file <$(ARCH_STAMP))
 stamp_default_goal := $(.DEFAULT_GOAL)
 $(ARCH_STAMP): $(if $(and $(findstring $(STAMP_TEXT),$(STAMP_NOW)),$(findstring $(STAMP_NOW),$(STAMP_TEXT))),,FORCE)

@@ -10,8 +10,9 @@
 static const topk_variant *const topk_variants[] = {&unfused_topk_variant,     &fused_topk_variant,
                                                     &threshold_topk_variant,   &fast_row_topk_variant,
                                                     &fast_chunks_topk_variant, &fast_split_topk_variant,
-                                                    &fast_topk_variant};
-#define N_TOPK_VARIANTS 7
+                                                    &fast_topk_variant,        &library_topk_variant,
+                                                    &cub_topk_variant,         &flashinfer_topk_variant};
+#define N_TOPK_VARIANTS 10
 
 static inline gpu_info open_or_skip(void)
 {

@@ -1,5 +1,6 @@
 #include "topk_bench.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,11 +120,56 @@ topk_check topk_case_verify(topk_case *c, int k)
     return verify_topk(c->idx_host, c->prob_host, k, c->ref_idx, c->ref_prob, c->ref_k, c->rows);
 }
 
+typedef struct {
+    int index;
+    float logit;
+} index_logit;
+
+/* Larger logit first, then the lower index; NaN (an unwritten logit) last. */
+static int by_logit_then_index(const void *a, const void *b)
+{
+    const index_logit *p = a, *q = b;
+    if (p->logit != q->logit) {
+        if (isnan(p->logit) || isnan(q->logit))
+            return isnan(p->logit) - isnan(q->logit);
+        return p->logit > q->logit ? -1 : 1;
+    }
+    return (p->index > q->index) - (p->index < q->index);
+}
+
+/* A logits_only answer in idx_host/prob_host, as verify_topk reads one: each row sorted, and each
+ * logit, where it is the input's at its index, replaced by the reference's probability of that
+ * rank (NaN where it is not, or the index is out of the row, so the row fails). */
+static void logits_to_answer(topk_case *c, int k)
+{
+    index_logit *row = xmalloc((size_t)k * sizeof *row, "a row of top-K pairs");
+    for (size_t r = 0; r < c->rows; r++) {
+        int *idx = c->idx_host + r * k;
+        float *val = c->prob_host + r * k;
+        for (int i = 0; i < k; i++)
+            row[i] = (index_logit){idx[i], val[i]};
+        qsort(row, (size_t)k, sizeof *row, by_logit_then_index);
+        for (int i = 0; i < k; i++) {
+            const int j = row[i].index;
+            const bool own = j >= 0 && (size_t)j < c->cols && row[i].logit == c->x_host[r * c->cols + j];
+            idx[i] = j;
+            val[i] = own ? (float)c->ref_prob[r * c->ref_k + i] : NAN;
+        }
+    }
+    free(row);
+}
+
 topk_check topk_case_check(topk_case *c, const topk_variant *v, int k, void *workspace, int *launches)
 {
     topk_case_poison(c, k);
     *launches = v->run(c->x, c->dtype, c->rows, c->cols, k, c->idx, c->prob, workspace);
-    return topk_case_verify(c, k);
+    if (!v->logits_only)
+        return topk_case_verify(c, k);
+    const size_t out = c->rows * (size_t)k;
+    CUDA_CHECK(cudaMemcpy(c->idx_host, c->idx, out * sizeof(int), cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(c->prob_host, c->prob, out * sizeof(float), cudaMemcpyDeviceToHost));
+    logits_to_answer(c, k);
+    return verify_topk(c->idx_host, c->prob_host, k, c->ref_idx, c->ref_prob, c->ref_k, c->rows);
 }
 
 typedef struct {

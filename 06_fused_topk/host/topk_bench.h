@@ -43,6 +43,10 @@ typedef struct {
     /* Why the open GPU cannot run it, as a phrase ("needs ..."), or NULL when it can (the callback
      * NULL: every GPU the course supports runs it). */
     const char *(*why_not_here)(void);
+    /* Top-K alone, as a library gives it: each row's K indices in any order, and their logits
+     * (float32) where the probabilities go. Checked by sorting them (larger logit first, then the
+     * lower index): the indices against the reference's, each logit against the input's. */
+    bool logits_only;
 } topk_variant;
 
 /* Every K up to cols: the max_k of a variant with no limit of its own. */
@@ -102,7 +106,8 @@ void topk_case_poison(topk_case *c, int k);
 /* Copies the top-k answer a run wrote to idx_host/prob_host and verifies it. */
 topk_check topk_case_verify(topk_case *c, int k);
 /* Poisons the outputs, runs `v` once with top-k, copies the answer to idx_host/prob_host and
- * verifies it. *launches gets the number of kernel launches. */
+ * verifies it (a logits_only variant's, sorted first, its logits checked and replaced by the
+ * reference's probabilities). *launches gets the number of kernel launches. */
 topk_check topk_case_check(topk_case *c, const topk_variant *v, int k, void *workspace, int *launches);
 
 /* One top-K row of a table and the CSV; always timed. */
