@@ -32,7 +32,7 @@ help:
 	@echo "                         plots/data/<gpu>/, one folder for each GPU (no GPU needed)"
 	@echo "  make reproduce         every stage's default experiment on this machine's GPU, its CSVs written to"
 	@echo "                         plots/data/<gpu>/ (the other GPUs' folders untouched), then make plots"
-	@echo "                         (needs a GPU; about 3 minutes on an H200)"
+	@echo "                         (needs a GPU; about 9 minutes on an H200)"
 	@echo "  make deps              install Criterion and gnuplot (apt-get; sudo when not root)"
 	@echo "  make clean             remove build outputs"
 	@echo "Variables:"

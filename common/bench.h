@@ -21,7 +21,7 @@ extern "C" {
 #endif
 
 /* The most variants a stage has. */
-#define STAGE_MAX_VARIANTS 8
+#define STAGE_MAX_VARIANTS 12
 
 /* Every stage's exercise is a variant of this name, built from the stage's exercise.cu (the scaffold
  * the student completes) into ./run and from solution/exercise.cu into ./run_solution. */

@@ -96,6 +96,8 @@ $(BUILD)/common/report.o: CFLAGS += -DCOURSE_CODE='"$(CODE)"' -DCOURSE_SOURCES='
 $(BUILD)/%.o: $(ROOT)/%.c $(ARCH_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c $< -o $@
+# FIRST_INCLUDES: header folders searched before every other (a library's newer CCCL, given to its one
+# object as a target-specific variable, ahead of the toolkit's).
 $(BUILD)/%.o: $(ROOT)/%.cu $(ARCH_STAMP)
 	@mkdir -p $(@D)
-	$(NVCC) $(NVCCFLAGS) -c $< -o $@
+	$(NVCC) $(FIRST_INCLUDES) $(NVCCFLAGS) -c $< -o $@

@@ -1,5 +1,5 @@
 # The batch sweep of stage 06: the median time of fast (and of torch.topk(torch.softmax(x)), where
-# torch_topk.py added its rows) on the first 1 to 8192 rows of one case, K = 50, one panel for each
+# torch_topk.py added its rows, and of the libraries' variants, where the build had them) on the first 1 to 8192 rows of one case, K = 50, one panel for each
 # vocabulary and dtype, each GPU in its own dash type. The grey line of each GPU is the time the
 # batch's bytes take at the read ceiling of its run: a good curve is flat while the batch is too
 # small to fill the GPU, then follows that line. A run without the sweep's rows draws a note.
@@ -15,15 +15,27 @@ sweep(v, j, x) = (strcol("experiment") eq "batch_sweep" && strcol("variant") eq 
                   && strcol("dtype") eq D[j]) ? x : NaN
 at_ceiling(i) = column("bytes_per_row") * column("rows") / (ceiling[i] * 1e9) * 1e3
 
+nlibrary = int(system(sprintf("cat %s | grep -c '^batch_sweep,library,' || true", runs)))
+ncub = int(system(sprintf("cat %s | grep -c '^batch_sweep,cub_topk,' || true", runs)))
+nflashinfer = int(system(sprintf("cat %s | grep -c '^batch_sweep,flashinfer,' || true", runs)))
 fast_colour = "#0055aa"
+library_colour = "#6633aa"
+cub_colour = "#cc7700"
+flashinfer_colour = "#008888"
 torch_colour = "#aa0055"
 ceiling_colour = "#999999"
 # Panel j: its curves carry no titles; the key, drawn once below the panels, names them.
 curves(j) = sprintf('for [i = 1:nruns] run(i) using "rows":(sweep("fast", %d, at_ceiling(i))) with lines dt i lw 2 lc rgb ceiling_colour notitle, \
                      for [i = 1:nruns] run(i) using "rows":(sweep("fast", %d, column("median_ms"))) with linespoints pt 7 ps 0.7 lw 2 dt i lc rgb fast_colour notitle', j, j) . \
-                    (ntorch > 0 ? sprintf(', for [i = 1:nruns] run(i) using "rows":(sweep("torch", %d, column("median_ms"))) with linespoints pt 3 ps 0.7 lw 2 dt i lc rgb torch_colour notitle', j) : '')
+                    (ntorch > 0 ? sprintf(', for [i = 1:nruns] run(i) using "rows":(sweep("torch", %d, column("median_ms"))) with linespoints pt 3 ps 0.7 lw 2 dt i lc rgb torch_colour notitle', j) : '') . \
+                    (nlibrary > 0 ? sprintf(', for [i = 1:nruns] run(i) using "rows":(sweep("library", %d, column("median_ms"))) with linespoints pt 11 ps 0.7 lw 2 dt i lc rgb library_colour notitle', j) : '') . \
+                    (ncub > 0 ? sprintf(', for [i = 1:nruns] run(i) using "rows":(sweep("cub_topk", %d, column("median_ms"))) with linespoints pt 4 ps 0.7 lw 2 dt i lc rgb cub_colour notitle', j) : '') . \
+                    (nflashinfer > 0 ? sprintf(', for [i = 1:nruns] run(i) using "rows":(sweep("flashinfer", %d, column("median_ms"))) with linespoints pt 6 ps 0.7 lw 2 dt i lc rgb flashinfer_colour notitle', j) : '')
 series_keys = 'NaN with linespoints pt 7 lw 2 lc rgb fast_colour title "fast", ' . \
               (ntorch > 0 ? 'NaN with linespoints pt 3 lw 2 lc rgb torch_colour title "torch.topk(torch.softmax(x))", ' : '') . \
+              (nlibrary > 0 ? 'NaN with linespoints pt 11 lw 2 lc rgb library_colour title "library (CUB top-K, statistic, sort)", ' : '') . \
+              (ncub > 0 ? 'NaN with linespoints pt 4 lw 2 lc rgb cub_colour title "cub\\_topk (top-K alone, logits)", ' : '') . \
+              (nflashinfer > 0 ? 'NaN with linespoints pt 6 lw 2 lc rgb flashinfer_colour title "flashinfer (top-K alone, logits)", ' : '') . \
               'NaN with lines lw 2 lc rgb ceiling_colour title "the batch''s bytes at the read ceiling", '
 
 # The axes of every panel; the key's strip changes them, and sets them back after it.

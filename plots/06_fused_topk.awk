@@ -25,7 +25,7 @@ function topk_row(experiment, variant, dtype, cols, k,    m, t, i) {
 # time model), beside the median, with as many decimals as the median shows.
 function topk_table(experiment,    m, t, i, r, d) {
     print "| rows × V | dtype | K | variant | median ms | predicted ms | measured / predicted | GB/s " \
-        "| % of read ceiling | KB moved per row | check | speedup over unfused |"
+        "| % of read ceiling | KB moved per row | check | speedup over base |"
     print "|---|---|---:|---|---:|---:|---:|---:|---:|---:|:---:|---:|"
     m = split(rows_where("experiment", experiment), t, " ")
     for (i = 1; i <= m; i++) {
@@ -387,6 +387,103 @@ function findings(V,    i, m, t, r, line, failed, b16, f32, split_us, torch_ms, 
         model_along("batch1", "fast", "float32", "cols", "V")
 }
 
+# The libraries beside fast, shape by shape: library (CUB's batched top-K, stage 05's statistic, the
+# K sorted) computes fast's answer; cub_topk and flashinfer the K logits alone, unsorted; torch,
+# where torch_topk.py added its rows, torch.topk(torch.softmax(x)), sorted. Ties go to the lower
+# index in all but torch. The row of `variant` on fast's row's shape, or 0.
+function same_shape(f, variant,    r) {
+    for (r = 1; r <= nrows; r++)
+        if (val[r, "variant"] == variant && val[r, "experiment"] == val[f, "experiment"] && \
+            val[r, "rows"] == val[f, "rows"] && val[r, "cols"] == val[f, "cols"] && \
+            val[r, "dtype"] == val[f, "dtype"] && val[r, "k"] == val[f, "k"] && val[r, "dist"] == val[f, "dist"])
+            return r
+    return 0
+}
+
+function shape_text(f) {
+    return size_of(f) " " val[f, "dtype"] ", K = " val[f, "k"] ", " val[f, "dist"]
+}
+
+# A cell: the library's median ms and fast's speedup over it, or "–" where the run lacks it.
+function library_cell(f, variant,    r) {
+    if (!(r = same_shape(f, variant))) return "–"
+    return num(val[r, "median_ms"], val[r, "median_ms"] < 0.1 ? "%.4f" : "%.3f") " (" \
+        times(val[r, "median_ms"] / val[f, "median_ms"]) ")"
+}
+
+# The table of chosen shapes, then the count over every shape of the run where fast and a library
+# both ran, naming each shape where a library was faster. The same count, in one sentence, for the
+# top README (block libraries_claim).
+function libraries_block(    picks, n, p, f, j, r, w, lib, shapes, lost, seen, key, best, nlib, nlost, x, lo, hi, \
+                         fewest, most, winners, who) {
+    nlib = split("library cub_topk flashinfer torch", lib, " ")
+    shapes = 0; lost = ""
+    for (f = 1; f <= nrows; f++) {
+        if (val[f, "variant"] != "fast" || val[f, "experiment"] !~ /^(workload|k_sweep|dtype|batch1|batch_sweep|dist|dist_batch)$/)
+            continue
+        key = val[f, "rows"] SUBSEP val[f, "cols"] SUBSEP val[f, "dtype"] SUBSEP val[f, "k"] SUBSEP val[f, "dist"]
+        if (key in seen) continue
+        best = 0
+        for (j = 1; j <= nlib; j++)
+            if ((r = same_shape(f, lib[j])) && (!best || val[r, "median_ms"] < val[best, "median_ms"]))
+                best = r
+        if (!best) continue
+        seen[key] = 1
+        shapes++
+        if (val[best, "median_ms"] < val[f, "median_ms"]) {
+            lost = lost (lost == "" ? "" : "; ") shape_text(f) ": " val[best, "variant"] " " \
+                times(val[f, "median_ms"] / val[best, "median_ms"]) " faster"
+            x = val[f, "median_ms"] / val[best, "median_ms"]
+            if (!nlost++ || x < lo) lo = x
+            if (nlost == 1 || x > hi) hi = x
+            if (nlost == 1 || val[f, "rows"] + 0 < fewest) fewest = val[f, "rows"] + 0
+            if (nlost == 1 || val[f, "rows"] + 0 > most) most = val[f, "rows"] + 0
+            if (!(val[best, "variant"] in winners)) { winners[val[best, "variant"]] = 1; who = who (who == "" ? "" : ", ") val[best, "variant"] }
+        }
+    }
+    block("libraries:06_fused_topk")
+    if (!shapes) {
+        print "No rows yet: this run has no library rows (a build without CCCL 3.6 leaves them out)."
+    } else {
+        print "| shape | fast ms | library: the same answer (fast's speedup) | cub_topk: top-K alone | " \
+            "flashinfer: top-K alone | torch.topk(torch.softmax(x)) |"
+        print "|---|---:|---:|---:|---:|---:|"
+        n = split("workload,8192,50257,float32,10,uniform workload,8192,50257,float32,50,uniform " \
+            "k_sweep,8192,50257,float32,1024,uniform dtype,8192,50257,bf16,50,uniform " \
+            "batch1,1,128256,float32,50,uniform batch_sweep,8,128256,float32,50,uniform " \
+            "batch_sweep,64,50257,float32,50,uniform batch_sweep,256,128256,float32,50,uniform " \
+            "batch_sweep,2048,128256,float32,50,uniform dist,8192,50257,float32,50,normal " \
+            "dist,8192,50257,float32,50,zipf dist_batch,1,128256,float32,50,normal " \
+            "dist_batch,256,128256,float32,50,zipf", picks, " ")
+        for (p = 1; p <= n; p++) {
+            split(picks[p], w, ",")
+            for (f = 1; f <= nrows; f++)
+                if (val[f, "variant"] == "fast" && val[f, "experiment"] == w[1] && val[f, "rows"] == w[2] && \
+                    val[f, "cols"] == w[3] && val[f, "dtype"] == w[4] && val[f, "k"] == w[5] && val[f, "dist"] == w[6])
+                    break
+            if (f > nrows) continue
+            printf "| %s | %s | %s | %s | %s | %s |\n", shape_text(f), \
+                num(val[f, "median_ms"], val[f, "median_ms"] < 0.1 ? "%.4f" : "%.3f"), library_cell(f, "library"), \
+                library_cell(f, "cub_topk"), library_cell(f, "flashinfer"), library_cell(f, "torch")
+        }
+        print ""
+        printf "Over all %d shapes of the run with a library row, fast is the fastest at %d%s\n", shapes, \
+            shapes - split(lost, w, "; "), lost == "" ? "." : "; not at " lost "."
+    }
+    block("libraries_claim")
+    if (!shapes) {
+        print "The libraries' rows are not in this run (they need CCCL 3.6 at build time)."
+    } else {
+        printf "Beside the libraries a server uses, in the same run ([stage 06](06_fused_topk/README.md#the-libraries-" \
+            "beside-fast)), fast is the fastest at %d of %d shapes%s.\n", shapes - nlost, shapes, \
+            !nlost ? "" : sprintf("; at the other %d (%s rows) %s is %s faster", nlost, \
+                fewest == most ? fewest : fewest " to " most, who, lo == hi ? times(lo) : sprintf("%.2f–%s", lo, times(hi))) \
+                (who ~ /library|torch/ ? "" : ", giving the logits alone")
+        print ""
+        print provenance_line(gpu_name(meta["gpu"]), meta["date"], meta["code"], meta["sources"], stage_of(FILENAME))
+    }
+}
+
 # A server's shapes (the batch sweep and the decode loop): a table of this run's rows, or a line
 # saying it has none.
 function no_rows_yet(experiment) {
@@ -423,6 +520,8 @@ function tables() {
     topk_table("batch1")
     table_block("table:06_batch_sweep")
     if (!no_rows_yet("batch_sweep")) topk_table("batch_sweep")
+    table_block("table:06_dist")
+    if (!no_rows_yet("dist")) { topk_table("dist"); print ""; topk_table("dist_batch") }
     table_block("table:06_decode_loop")
     if (!no_rows_yet("decode_loop")) decode_table()
     table_block("table:06_sample")
@@ -497,6 +596,7 @@ function results(V) {
     findings(V)
     claims(V)
     steps_block(V)
+    libraries_block()
 }
 
 END {

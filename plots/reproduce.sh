@@ -33,10 +33,11 @@ if [ -z "$gpu" ]; then
 fi
 out=plots/data/$(gpu_folder "$gpu")
 
-# The stages, and how long each one's default experiment took on an H100 SXM, in seconds (PyTorch's
-# rows for stage 06 took about 180 s more).
+# The stages, and how long each one's default experiment took on an H100 SXM, in seconds (stage 06
+# with the libraries' rows: on an H200, whose stage 06 took 72 s without them; PyTorch's rows for
+# stage 06 took about 250 s more).
 stages=(01_naive 02_multipass 03_fused3kernel 04_warp 05_online 06_fused_topk)
-seconds=(5 7 10 27 61 72)
+seconds=(5 7 10 27 61 140)
 total=0
 for s in "${seconds[@]}"; do total=$((total + s)); done
 if python3 -c 'import sys, torch; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
@@ -45,7 +46,7 @@ else
     torch=0; torch_note="PyTorch's rows for stage 06 skipped: python3 cannot import torch with CUDA"
 fi
 echo "make reproduce: $gpu, CSVs to $out/ (the other GPUs' folders are left as they are)"
-echo "six stages, about $((total / 60)) min $((total % 60)) s on an H100 SXM once built; $torch_note"
+echo "six stages, about $((total / 60)) min $((total % 60)) s on an H100 SXM or H200 once built; $torch_note"
 
 log=$(mktemp)
 stamp=$(mktemp)
@@ -86,7 +87,7 @@ run_to_csv() {
 for i in "${!stages[@]}"; do
     stage=${stages[$i]}
     csv=$out/$stage.csv
-    printf "stage %d/%d: %s (about %d s on an H100 SXM) ... " $((i + 1)) ${#stages[@]} "$stage" "${seconds[$i]}"
+    printf "stage %d/%d: %s (about %d s) ... " $((i + 1)) ${#stages[@]} "$stage" "${seconds[$i]}"
     run_to_csv "$stage" "$csv" ./run
     stage_fresh=$fresh
     if [ "$stage" = 02_multipass ]; then

@@ -351,7 +351,7 @@ void sweep_topk(const input_spec *inputs, int n_inputs)
 {
     sweep s = sweep_start(6);
     for (int v = 0; v < N_TOPK_VARIANTS; v++)
-        add_variant(&s, topk_variants[v]->name, false);
+        add_variant(&s, topk_variants[v]->name, topk_is_library(topk_variants[v]));
     for (size_t i = s.first; i < s.end; i++) {
         stream r = case_stream(&s, i);
         const logit_dtype dtype = (logit_dtype)below(&r, 3);

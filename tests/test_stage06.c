@@ -335,3 +335,21 @@ Test(stage06, exercise_refuses_k_above_1_before_the_gpu)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         expect_refused(cases[i].args, cases[i].message);
 }
+
+/* ---- The libraries' variants ---- */
+
+/* cub_topk and flashinfer give the top-K's logits, not their probabilities: --output, which writes
+ * probabilities, refuses them before the GPU (exit 2), whether or not this build has them. */
+Test(stage06, output_refuses_a_logits_only_variant_before_the_gpu)
+{
+    static const struct {
+        const char *args, *message;
+    } cases[] = {
+        {"--rows 4 --cols 100 --k 5 --variant cub_topk --output never_written",
+         "run: --output: cub_topk gives the top-K's logits, not their probabilities\n"},
+        {"--rows 4 --cols 100 --k 5 --variant flashinfer --output never_written",
+         "run: --output: flashinfer gives the top-K's logits, not their probabilities\n"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        expect_refused(cases[i].args, cases[i].message);
+}

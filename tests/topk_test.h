@@ -14,6 +14,13 @@ static const topk_variant *const topk_variants[] = {&unfused_topk_variant,     &
                                                     &cub_topk_variant,         &flashinfer_topk_variant};
 #define N_TOPK_VARIANTS 10
 
+/* Whether v's answer is a library's (CUB's or FlashInfer's top-K): the sweep counts its failures
+ * apart, as the course's are not. */
+static inline bool topk_is_library(const topk_variant *v)
+{
+    return v == &library_topk_variant || v->logits_only;
+}
+
 static inline gpu_info open_or_skip(void)
 {
     gpu_info gpu;

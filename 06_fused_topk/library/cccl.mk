@@ -23,7 +23,8 @@ LIBRARY_OBJ := $(BUILD)/06_fused_topk/library/library_topk.o
 ifneq ($(CCCL_FOUND),)
   CCCL_INCLUDES := $(addprefix -I,$(sort $(subst :, ,$(CCCL_FOUND))))
   CCCL_STATUS := CCCL $(call cccl_dotted,$(call cccl_version_of,$(CCCL_FOUND))) in $(firstword $(subst :, ,$(CCCL_FOUND)))
-  $(LIBRARY_OBJ): NVCCFLAGS += -DHAVE_BATCHED_TOPK $(CCCL_INCLUDES)
+  $(LIBRARY_OBJ): FIRST_INCLUDES := $(CCCL_INCLUDES)
+  $(LIBRARY_OBJ): NVCCFLAGS += -DHAVE_BATCHED_TOPK
   LIBRARY_STATUS += with $(CCCL_STATUS)
 else
   CCCL_STATUS := $(if $(CCCL_SEEN),found CCCL $(call cccl_dotted,$(CCCL_SEEN)),found no CCCL) (searched $(CCCL_SEARCHED))
