@@ -1,4 +1,5 @@
-# CCCL 3.6 or newer, whose CUB has DeviceBatchedTopK for rows longer than one block: stage 06's
+# CCCL 3.6 or newer, whose CUB's DeviceBatchedTopK takes rows longer than one block (its cluster
+# backend, which ties to the lower index also need; 3.5's is one block a row): stage 06's
 # `library` variant is built with it when found (LIBRARY_MK in build.mk), read by
 # 06_fused_topk/Makefile and tests/Makefile. Found in the first of these with CCCL_VERSION >= 3006000:
 # CCCL_HOME when it is set, and only there (a CCCL checkout or an install prefix); otherwise the CUDA

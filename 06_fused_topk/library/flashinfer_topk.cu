@@ -8,7 +8,7 @@
 #include "../../common/check.h"
 #include "../fused_topk.h"
 
-#define FLASHINFER_ROW_STATES (1 << 20) // the scratch FlashInfer's own top_k gives it
+#define FLASHINFER_ROW_STATES (1 << 20) // as its top_k passes; FilteredTopK leaves it unused
 
 #ifdef HAVE_FLASHINFER
 #include <cuda_bf16.h>
@@ -50,7 +50,7 @@ static int flashinfer_topk(const void *x, logit_dtype dtype, size_t rows, size_t
                : flashinfer_run((const __half *)x, rows, cols, k, indices, probs, workspace);
 }
 
-// FilteredTopK needs 128 KB of shared memory a block.
+// FilteredTopK needs about 140 KB of shared memory a block.
 static const char *flashinfer_why_not_here(void)
 {
     return flashinfer::sampling::CanImplementFilteredTopK() ? NULL
@@ -74,17 +74,19 @@ static size_t flashinfer_workspace_bytes(size_t rows, size_t cols, int k, logit_
     return FLASHINFER_ROW_STATES + (dtype == DTYPE_F32 ? 0 : rows * k * dtype_size(dtype));
 }
 
-// The logits read once, K pairs written.
+// The logits read once, K pairs written; 16-bit values then widened.
 static double flashinfer_bytes_per_row(size_t rows, size_t cols, int k, logit_dtype dtype)
 {
     (void)rows;
-    return (double)cols * dtype_size(dtype) + 8.0 * k;
+    const double pairs = k * (dtype_size(dtype) + 4.0);
+    return (double)cols * dtype_size(dtype) + pairs + (dtype == DTYPE_F32 ? 0.0 : pairs);
 }
 
-// Its counts are 32-bit; its K at most FILTERED_TOPK_MAX_K.
+// It places row r's outputs at r x K in 32 bits; K is at most 2048 and cols.
 static bool flashinfer_fits(size_t rows, size_t cols)
 {
-    return rows <= INT32_MAX && cols <= INT32_MAX;
+    const size_t most_k = cols < 2048 ? cols : 2048;
+    return cols <= INT32_MAX && rows <= UINT32_MAX / most_k;
 }
 
 extern "C" const topk_variant flashinfer_topk_variant = {"flashinfer", flashinfer_bytes_per_row,

@@ -51,7 +51,7 @@ static __global__ void __launch_bounds__(STATS_THREADS)
 }
 
 // Sort key: the logit's order bits above, the index flipped below, so descending order puts
-// larger logits first and, among equal ones, the lower index. 0 is below every pair.
+// larger logits first and, among bitwise-equal ones, the lower index. 0 is below every pair.
 __device__ __forceinline__ uint64_t pair_key(float v, int index)
 {
     const unsigned bits = __float_as_uint(v);
@@ -251,7 +251,7 @@ static int cub_topk(const void *x, logit_dtype dtype, size_t rows, size_t cols, 
                                  : cub_topk_run((const __half *)x, rows, cols, k, indices, probs, workspace);
 }
 
-// CUB's cluster backend, which takes rows past one block, needs sm_90 and a build for it.
+// Ties to the lower index take CUB's cluster backend: sm_90 code (PTX 9.0 or newer) on the GPU.
 static const char *library_why_not_here(void)
 {
     static int here; // 0 unasked, 1 no, 2 yes
@@ -261,9 +261,9 @@ static const char *library_why_not_here(void)
         CUDA_CHECK(cudaGetDevice(&device));
         CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
         CUDA_CHECK(cudaFuncGetAttributes(&built, row_stats_kernel<float>));
-        here = major >= 9 && built.binaryVersion >= 90 ? 2 : 1;
+        here = major >= 9 && built.ptxVersion >= 90 ? 2 : 1;
     }
-    return here == 2 ? NULL : "needs compute capability 9.0 and a build for sm_90 (CUB's cluster backend)";
+    return here == 2 ? NULL : "needs compute capability 9.0 or newer and a build for sm_90 (CUB's cluster backend)";
 }
 #else
 static size_t library_workspace_bytes(size_t rows, size_t cols, int k, logit_dtype dtype)
@@ -276,7 +276,7 @@ static int library_topk(const void *x, logit_dtype dtype, size_t rows, size_t co
                         float *probs, void *workspace)
 {
     (void)x, (void)dtype, (void)rows, (void)cols, (void)k, (void)indices, (void)probs, (void)workspace;
-    die(1, "library: built without CCCL 3.6");
+    die(1, "built without CCCL 3.6");
 }
 
 #define cub_topk_workspace_bytes library_workspace_bytes
@@ -285,11 +285,11 @@ static int library_topk(const void *x, logit_dtype dtype, size_t rows, size_t co
 static const char *library_why_not_here(void) { return "needs CCCL 3.6 at build time: " CCCL_STATUS; }
 #endif
 
-// Logits read twice (top-K, statistic), K pairs written twice and read once.
+// Logits read twice (top-K, statistic); K pairs written, read, then written as index and float.
 static double library_bytes_per_row(size_t rows, size_t cols, int k, logit_dtype dtype)
 {
     (void)rows;
-    return 2.0 * cols * dtype_size(dtype) + 3.0 * k * (dtype_size(dtype) + 4.0);
+    return 2.0 * cols * dtype_size(dtype) + 2.0 * k * (dtype_size(dtype) + 4.0) + 8.0 * k;
 }
 
 static bool library_fits(size_t rows, size_t cols)
