@@ -53,7 +53,6 @@ END {
         val[softmax_run, find(softmax_run, "timing", "cudnn", n), "max_rel_err"]
     printf "shape it is not built for; on rows of 50257 it passes at %.0f %% of the ceiling (Experiment 5).\n", \
         val[softmax_run, r, "pct_ceiling"]
-    print "Each stage's README says what changed and why."
     print ""
 
     w = "dtype=float32 k=10"
