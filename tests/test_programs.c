@@ -136,11 +136,12 @@ Test(programs, shapes_that_cannot_run_are_one_line_and_exit_2)
         {"06_fused_topk", "--rows 1 --cols 2147483648",
          "run: --cols 2147483648: a row holds at most 2147483647 logits (V), which the kernels index with an int\n"},
         /* Without --variant every variant runs that can: refused only where none can. */
-        {"06_fused_topk", "--rows 2 --cols 2000000000 --k 2000",
-         "run: no variant takes 2 x 2000000000 at K = 2000: unfused cannot take 2 x 2000000000 logits; fused "
-         "handles K up to 32, not 2000; threshold handles K up to 64, not 2000; fast_row handles K up to 1024, "
-         "not 2000; fast_chunks handles K up to 1024, not 2000; fast_split handles K up to 1024, not 2000; fast "
-         "handles K up to 1024, not 2000\n"},
+        {"06_fused_topk", "--rows 2 --cols 2000000000 --k 3000",
+         "run: no variant takes 2 x 2000000000 at K = 3000: unfused cannot take 2 x 2000000000 logits; library "
+         "handles K up to 1024, not 3000; cub_topk handles K up to 1024, not 3000; flashinfer handles K up to "
+         "2048, not 3000; fused handles K up to 32, not 3000; threshold handles K up to 64, not 3000; fast_row "
+         "handles K up to 1024, not 3000; fast_chunks handles K up to 1024, not 3000; fast_split handles K up "
+         "to 1024, not 3000; fast handles K up to 1024, not 3000\n"},
         /* The default run draws bf16 and fp16 logits from --range as well as float32. */
         {"06_fused_topk", "--range 0:100000",
          "run: --range 0:100000: the default run draws fp16 logits too, and --dist uniform would draw numbers past "
