@@ -48,13 +48,13 @@ if (nsweep > 0) {
     draw = 'set multiplot title "06\\_fused\\_topk: a server''s batches, K = 50: median ms against the rows (same run)"; unset key; '
     do for [j = 1:4] {
         left = 0.08 + ((j - 1) % 2) * 0.5
-        top = 0.87 - ((j - 1) / 2) * 0.38
+        top = 0.88 - ((j - 1) / 2) * 0.34
         draw = draw . sprintf('set lmargin at screen %g; set rmargin at screen %g; set tmargin at screen %g; set bmargin at screen %g; ', \
-                              left, left + 0.4, top, top - 0.23) . \
+                              left, left + 0.4, top, top - 0.21) . \
                sprintf('set title "V = %d, %s"; set xlabel "%s"; set ylabel "%s"; plot %s; ', V[j], D[j], \
                        j > 2 ? "rows in the batch (log scale)" : "", j % 2 == 1 ? "median ms (log scale)" : "", curves(j))
     }
-    draw = draw . 'set lmargin at screen 0.02; set rmargin at screen 0.98; set tmargin at screen 0.11; set bmargin at screen 0.01; \
+    draw = draw . 'set lmargin at screen 0.02; set rmargin at screen 0.98; set tmargin at screen 0.21; set bmargin at screen 0.01; \
                    unset title; unset xlabel; unset ylabel; unset border; unset tics; unset grid; unset logscale; \
                    set xrange [0:1]; set yrange [0:1]; set key center center horizontal maxcols 3 nobox; \
                    plot ' . series_keys . gpu_keys . '; \

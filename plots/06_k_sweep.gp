@@ -1,35 +1,51 @@
-# Experiment 6: time of a top-K over 8192 x 50257 float32 logits, against K, for each variant and
-# each GPU; threshold (K <= 64) and the libraries where a run has their rows.
+# Experiment 6: time of a top-K over 8192 x 50257 float32 logits, against K, each GPU in its own
+# dash type. Left: the lesson's steps (threshold where a run has its rows, K <= 64). Right: fast
+# beside the libraries, where a run has their rows (a build with CCCL 3.6, with FlashInfer's
+# headers; torch_topk.py adds PyTorch's). The grey line is the time fast's bytes take at the run's
+# read ceiling. One key for both panels, below them.
 name = "06_k_sweep"
 stage = "06_fused_topk"
 load "plots/runs.gp"
-sweep(v) = (strcol("experiment") eq "k_sweep" && strcol("variant") eq v) ? column("median_ms") : NaN
-nthreshold = int(system(sprintf("cat %s | grep -c '^k_sweep,threshold,' || true", runs)))
-threshold_curve = nthreshold == 0 ? '' : \
-    'for [i = 1:nruns] run(i) using "k":(sweep("threshold")) with linespoints pt 13 dt i lc rgb "#118833" title once(i, "threshold (one threshold a warp, K <= 64)"), '
+sweep(v, x) = (strcol("experiment") eq "k_sweep" && strcol("variant") eq v) ? x : NaN
+at_ceiling(i) = column("bytes_per_row") * column("rows") / (ceiling[i] * 1e9) * 1e3
+has(v) = int(system(sprintf("cat %s | grep -c '^k_sweep,%s,' || true", runs, v))) > 0
 
-# The libraries' rows where a run has them (a build with CCCL 3.6, and with FlashInfer's headers):
-# library gives fast's answer; cub_topk and flashinfer the logits alone, unsorted.
-nlibrary = int(system(sprintf("cat %s | grep -c '^k_sweep,library,' || true", runs)))
-ncub = int(system(sprintf("cat %s | grep -c '^k_sweep,cub_topk,' || true", runs)))
-nflashinfer = int(system(sprintf("cat %s | grep -c '^k_sweep,flashinfer,' || true", runs)))
-library_curves = (nlibrary == 0 ? '' :     'for [i = 1:nruns] run(i) using "k":(sweep("library")) with linespoints pt 11 dt i lc rgb "#6633aa" title once(i, "library (CUB top-K, statistic, sort: the same answer)"), ') .     (ncub == 0 ? '' :     'for [i = 1:nruns] run(i) using "k":(sweep("cub_topk")) with linespoints pt 4 dt i lc rgb "#cc7700" title once(i, "cub\\_topk (its top-K alone, logits)"), ') .     (nflashinfer == 0 ? '' :     'for [i = 1:nruns] run(i) using "k":(sweep("flashinfer")) with linespoints pt 6 dt i lc rgb "#008888" title once(i, "flashinfer (top-K alone, logits)"), ')
-# torch where a run has its rows (torch_topk.py adds them): one key entry for every run.
-ntorch = int(system(sprintf("cat %s | grep -c '^k_sweep,torch,' || true", runs)))
-torch_key = ntorch == 0 ? '' : 'NaN with linespoints pt 3 lc rgb "#aa0055" title "torch.topk(torch.softmax(x))", '
-set title "06\\_fused\\_topk: 8192 x 50257 float32, time against K (same run)"
-set xlabel "K"
-set ylabel "median ms (log scale)"
+# A variant's curves (one a run) and its key entry, where a run has its rows.
+style(pt, colour) = sprintf('pt %d lw 2 lc rgb "%s"', pt, colour)
+curve(v, pt, colour) = has(v) ? sprintf('for [i = 1:nruns] run(i) using "k":(sweep("%s", column("median_ms"))) \
+    with linespoints %s dt i notitle, ', v, style(pt, colour)) : ''
+entry(v, pt, colour, title) = has(v) ? sprintf('NaN with linespoints %s title "%s" noenhanced, ', style(pt, colour), title) : ''
+ceiling_curve = 'for [i = 1:nruns] run(i) using "k":(sweep("fast", at_ceiling(i))) with lines dt i lw 2 lc rgb "#999999" notitle, '
+
+steps = curve("unfused", 7, "#888888") . curve("fused", 5, "#aa5500") . curve("threshold", 13, "#118833") . \
+        curve("fast", 9, "#0055aa")
+libraries = curve("fast", 9, "#0055aa") . curve("library", 11, "#6633aa") . curve("cub_topk", 4, "#cc7700") . \
+            curve("flashinfer", 6, "#008888") . curve("torch", 3, "#aa0055")
+keys = entry("unfused", 7, "#888888", "unfused (softmax, sort, take K)") . \
+       entry("fused", 5, "#aa5500", "fused (a warp a row, K <= 32)") . \
+       entry("threshold", 13, "#118833", "threshold (one threshold a warp, K <= 64)") . \
+       entry("fast", 9, "#0055aa", "fast") . \
+       entry("library", 11, "#6633aa", "library (CUB top-K, statistic, sort)") . \
+       entry("cub_topk", 4, "#cc7700", "cub_topk (top-K alone, logits)") . \
+       entry("flashinfer", 6, "#008888", "flashinfer (top-K alone, logits)") . \
+       entry("torch", 3, "#aa0055", "torch.topk(torch.softmax(x))") . \
+       'NaN with lines lw 2 lc rgb "#999999" title "fast''s bytes at the read ceiling", '
+
 set logscale xy
 set xrange [0.7:1500]
-set key below horizontal maxcols 2
-set bmargin 4 + ceil((4 + (nthreshold > 0) + (nlibrary > 0) + (ncub > 0) + (nflashinfer > 0) + nruns) / 2.0)
-
-draw = 'plot for [i = 1:nruns] run(i) using "k":(sweep("unfused")) with linespoints pt 7 dt i lc rgb "#888888" title once(i, "unfused (softmax, sort, take K)"), \
-            for [i = 1:nruns] run(i) using "k":(sweep("fused")) with linespoints pt 5 dt i lc rgb "#aa5500" title once(i, "fused (warp per row, K <= 32)"), \
-            @threshold_curve \
-            @library_curves \
-            for [i = 1:nruns] run(i) using "k":(sweep("fast")) with linespoints pt 9 dt i lc rgb "#0055aa" title once(i, "fast"), \
-            for [i = 1:nruns] run(i) using "k":(sweep("torch")) with linespoints pt 3 dt i lc rgb "#aa0055" notitle, \
-            @torch_key @gpu_keys'
+set yrange [0.2:50]
+set xtics ("1" 1, "10" 10, "50" 50, "256" 256, "1024" 1024)
+set format y "%g"
+panel(l, r, title, curves) = sprintf('set lmargin at screen %g; set rmargin at screen %g; set tmargin at screen 0.88; \
+    set bmargin at screen 0.38; set title "%s"; plot %s %s NaN notitle; ', l, r, title, ceiling_curve, curves)
+draw = 'set multiplot title "06\\_fused\\_topk: 8192 x 50257 float32, median ms against K (same run)"; unset key; \
+        set xlabel "K"; set ylabel "median ms (log scale)"; ' . \
+        panel(0.08, 0.48, "the lesson's steps", steps) . 'unset ylabel; ' . \
+        panel(0.57, 0.97, "fast beside the libraries", libraries) . \
+        'set lmargin at screen 0.02; set rmargin at screen 0.98; set tmargin at screen 0.25; set bmargin at screen 0.01; \
+         unset title; unset xlabel; unset ylabel; unset border; unset tics; unset grid; unset logscale; \
+         set xrange [0:1]; set yrange [0:1]; set key center center horizontal maxcols 3 nobox; \
+         plot ' . keys . gpu_keys . '; \
+         unset multiplot; set border; set tics; set grid; set lmargin; set rmargin; set tmargin; set bmargin; \
+         unset key; set logscale xy; set xrange [0.7:1500]; set yrange [0.2:50]'
 load "plots/style.gp"
