@@ -23,16 +23,26 @@ function topk_row(experiment, variant, dtype, cols, k,    m, t, i) {
 
 # A top-K table. predicted ms: the KB the row moves, times rows, at the read ceiling (lib.awk's
 # time model), beside the median, with as many decimals as the median shows.
-function topk_table(experiment,    m, t, i, r, d) {
-    print "| rows × V | dtype | K | variant | median ms | predicted ms | measured / predicted | GB/s " \
-        "| % of read ceiling | KB moved per row | check | speedup over base |"
-    print "|---|---|---:|---|---:|---:|---:|---:|---:|---:|:---:|---:|"
+# The logits of row r as the run drew them: uniform [lo, hi), normal (mean, sd), zipf (lo, hi).
+function logits_cell(r,    lo, hi) {
+    lo = val[r, "lo"] + 0; hi = val[r, "hi"] + 0
+    if (val[r, "dist"] == "normal") return sprintf("normal (mean %g, sd %g)", (lo + hi) / 2, (hi - lo) / 6)
+    if (val[r, "dist"] == "uniform") return sprintf("uniform [%g, %g)", lo, hi)
+    return sprintf("%s (%g, %g)", val[r, "dist"], lo, hi)
+}
+
+# with_logits: a column naming each row's logits (logits_cell).
+function topk_table(experiment, with_logits,    m, t, i, r, d) {
+    print "| rows × V | " (with_logits ? "logits | " : "") "dtype | K | variant | median ms | predicted ms " \
+        "| measured / predicted | GB/s | % of read ceiling | KB moved per row | check | speedup over base |"
+    print "|---|" (with_logits ? "---|" : "") "---|---:|---|---:|---:|---:|---:|---:|---:|:---:|---:|"
     m = split(rows_where("experiment", experiment), t, " ")
     for (i = 1; i <= m; i++) {
         r = t[i]
         d = (val[r, "median_ms"] < 0.1) ? 4 : 3
-        printf "| %s | %s | %s | %s | %s | %s | %s | %s | %.1f | %s | %s |\n", \
-            (val[r, "rows"] == 1 ? "1" : count(val[r, "rows"])) " × " val[r, "cols"], val[r, "dtype"], \
+        printf "| %s | %s%s | %s | %s | %s | %s | %s | %s | %.1f | %s | %s |\n", \
+            (val[r, "rows"] == 1 ? "1" : count(val[r, "rows"])) " × " val[r, "cols"], \
+            with_logits ? logits_cell(r) " | " : "", val[r, "dtype"], \
             val[r, "k"], val[r, "variant"], num(val[r, "median_ms"], "%." d "f"), model_cells(r, d), \
             num(val[r, "gbps"], "%.0f"), num(val[r, "pct_ceiling"], "%.1f"), val[r, "bytes_per_row"] / 1000, \
             val[r, "result"], relative(r, "speedup")
@@ -521,7 +531,7 @@ function tables() {
     table_block("table:06_batch_sweep")
     if (!no_rows_yet("batch_sweep")) topk_table("batch_sweep")
     table_block("table:06_dist")
-    if (!no_rows_yet("dist")) { topk_table("dist"); print ""; topk_table("dist_batch") }
+    if (!no_rows_yet("dist")) { topk_table("dist", 1); print ""; topk_table("dist_batch", 1) }
     table_block("table:06_decode_loop")
     if (!no_rows_yet("decode_loop")) decode_table()
     table_block("table:06_sample")

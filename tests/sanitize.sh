@@ -13,7 +13,7 @@
 #
 # synccheck misreads cluster kernels whose grid runs in more than one wave of clusters: it reports
 # "Divergent thread(s) in warp" at barriers every warp reaches whole, in fast_split and in a
-# convergent kernel of a dozen lines (06_fused_topk/journal/synccheck_cluster_waves.cu), and not
+# convergent kernel of a dozen lines (tests/synccheck_cluster_waves.cu), and not
 # when the clusters fit in one wave. A run that names a kernel after a second `|` leaves it out
 # of synccheck alone; each such kernel also runs under synccheck in a run of one wave.
 set -uo pipefail
