@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # `make sanitize`: every stage, and every exercise's worked solution, under compute-sanitizer's
 # memcheck (out-of-bounds and misaligned accesses), racecheck (shared-memory races) and synccheck
-# (barriers some threads miss). Needs a GPU; some 6 minutes on an H200. The shapes are small,
-# because the tools slow kernels down by 10 to 1000 times, and chosen so that every kernel of a
+# (barriers some threads miss). Needs a GPU; stage 06 alone takes some 13 minutes on an H200. The
+# shapes are small, because the tools slow kernels down by 10 to 1000 times, and chosen so that every kernel of a
 # stage runs (what a shape adds is named beside it). Each run verifies its answers as usual and
 # runs once timed. Three rare paths of stage 06 need rows that only its tests build (a fast_split row
 # whose candidates overflow their list, a fast_row row that fools the guess, fast_chunks launched
@@ -11,11 +11,12 @@
 # (a CUDA graph of a few batches of one, with and without programmatic dependent launch): the
 # program's loop is 512 tokens long. Any error stops the script.
 #
-# synccheck misreads cluster kernels whose grid runs in more than one wave of clusters: it reports
-# "Divergent thread(s) in warp" at barriers every warp reaches whole, in fast_split and in a
-# convergent kernel of a dozen lines (tests/synccheck_cluster_waves.cu), and not
-# when the clusters fit in one wave. A run that names a kernel after a second `|` leaves it out
-# of synccheck alone; each such kernel also runs under synccheck in a run of one wave.
+# synccheck misreads a grid of 16-block clusters that runs in several waves: it reports "Divergent
+# thread(s) in warp" at barriers every warp reaches whole, in fast_split and in a convergent kernel
+# of a dozen lines (tests/synccheck_cluster_waves.cu: errors at 4.6 and 17.7 waves, none at 0.1 or
+# 1.1, nor with clusters of 2 or without clusters; 06_fused_topk/journal/). A run that names a kernel
+# after a second `|` leaves it out of synccheck alone; such a kernel also runs under synccheck at a
+# shape of one wave.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
