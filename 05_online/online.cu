@@ -3,7 +3,7 @@
 // last block to finish combines the blocks' statistics; normalize_kernel writes y = exp(x - m) / d.
 // x is read twice and y written once, 12 bytes per element. A softmax per row (`online_rows`) runs
 // a kernel of row_kernels.cuh, which online_rows_softmax picks by row length (README.md's table).
-// Read next: the kernels below, then main.c; row_kernels.cuh is Part two.
+// Read next: online_stats_kernel and normalize_kernel below, then row_kernels.cuh.
 #include <stdint.h>
 
 #include "../04_warp/warp.h"
