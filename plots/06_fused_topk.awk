@@ -484,11 +484,11 @@ function libraries_block(    picks, n, p, f, j, r, w, lib, shapes, lost, seen, k
     if (!shapes) {
         print "The libraries' rows are not in this run (they need CCCL 3.6 at build time)."
     } else {
-        printf "Beside the libraries a server uses, in the same run ([stage 06](06_fused_topk/README.md#the-libraries-" \
-            "beside-fast)), fast is the fastest at %d of %d shapes%s.\n", shapes - nlost, shapes, \
-            !nlost ? "" : sprintf("; at the other %d (%s rows) %s is %s faster", nlost, \
-                fewest == most ? fewest : fewest " to " most, who, lo == hi ? times(lo) : sprintf("%.2f–%s", lo, times(hi))) \
-                (who ~ /library|torch/ ? "" : ", giving the logits alone")
+        printf "Beside the libraries, in the same run ([stage 06](06_fused_topk/README.md#the-libraries-" \
+            "beside-fast)), fast is the fastest at %d of %d shapes (rows, V, dtype, K, logits)%s.\n", \
+            shapes - nlost, shapes, !nlost ? "" : sprintf("; at the other %d (%s rows) %s%s is %s faster", nlost, \
+                fewest == most ? fewest : fewest " to " most, who, who ~ /library|torch/ ? "" : " (logits alone)", \
+                lo == hi ? times(lo) : sprintf("%.2f–%s", lo, times(hi)))
         print ""
         print provenance_line(gpu_name(meta["gpu"]), meta["date"], meta["code"], meta["sources"], stage_of(FILENAME))
     }
