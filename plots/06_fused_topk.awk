@@ -411,7 +411,7 @@ function same_shape(f, variant,    r) {
 }
 
 function shape_text(f) {
-    return size_of(f) " " val[f, "dtype"] ", K = " val[f, "k"] ", " val[f, "dist"]
+    return (val[f, "rows"] == 1 ? "1 × " : "") size_of(f) " " val[f, "dtype"] ", K = " val[f, "k"] ", " val[f, "dist"]
 }
 
 # A cell: the library's median ms and fast's speedup over it, or "–" where the run lacks it.
@@ -455,8 +455,8 @@ function libraries_block(    picks, n, p, f, j, r, w, lib, shapes, lost, seen, k
     if (!shapes) {
         print "No rows yet: this run has no library rows (a build without CCCL 3.6 leaves them out)."
     } else {
-        print "| shape | fast ms | library: the same answer (fast's speedup) | cub_topk: top-K alone | " \
-            "flashinfer: top-K alone | torch.topk(torch.softmax(x)) |"
+        print "| shape | fast ms | library: the same answer (fast's speedup) | cub_topk: the logits alone, unsorted | " \
+            "flashinfer: the logits alone, unsorted | torch.topk(torch.softmax(x)) |"
         print "|---|---:|---:|---:|---:|---:|"
         n = split("workload,8192,50257,float32,10,uniform workload,8192,50257,float32,50,uniform " \
             "k_sweep,8192,50257,float32,1024,uniform dtype,8192,50257,bf16,50,uniform " \

@@ -2,7 +2,7 @@
 # dash type. Left: the lesson's steps (threshold where a run has its rows, K <= 64). Right: fast
 # beside the libraries, where a run has their rows (a build with CCCL 3.6, with FlashInfer's
 # headers; torch_topk.py adds PyTorch's). The grey line is the time fast's bytes take at the run's
-# read ceiling. One key for both panels, below them.
+# read ceiling. Each panel's key is below it.
 name = "06_k_sweep"
 stage = "06_fused_topk"
 load "plots/runs.gp"
@@ -21,15 +21,16 @@ steps = curve("unfused", 7, "#888888") . curve("fused", 5, "#aa5500") . curve("t
         curve("fast", 9, "#0055aa")
 libraries = curve("fast", 9, "#0055aa") . curve("library", 11, "#6633aa") . curve("cub_topk", 4, "#cc7700") . \
             curve("flashinfer", 6, "#008888") . curve("torch", 3, "#aa0055")
-keys = entry("unfused", 7, "#888888", "unfused (softmax, sort, take K)") . \
-       entry("fused", 5, "#aa5500", "fused (a warp a row, K <= 32)") . \
-       entry("threshold", 13, "#118833", "threshold (one threshold a warp, K <= 64)") . \
-       entry("fast", 9, "#0055aa", "fast") . \
-       entry("library", 11, "#6633aa", "library (CUB top-K, statistic, sort)") . \
-       entry("cub_topk", 4, "#cc7700", "cub_topk (top-K alone, logits)") . \
-       entry("flashinfer", 6, "#008888", "flashinfer (top-K alone, logits)") . \
-       entry("torch", 3, "#aa0055", "torch.topk(torch.softmax(x))") . \
-       'NaN with lines lw 2 lc rgb "#999999" title "fast''s bytes at the read ceiling", '
+ceiling_entry = 'NaN with lines lw 2 lc rgb "#999999" title "fast''s bytes at the read ceiling", '
+step_keys = entry("unfused", 7, "#888888", "unfused (softmax, sort, take K)") . \
+            entry("fused", 5, "#aa5500", "fused (a warp a row, K <= 32)") . \
+            entry("threshold", 13, "#118833", "threshold (one threshold a warp, K <= 64)") . \
+            entry("fast", 9, "#0055aa", "fast") . ceiling_entry
+library_keys = entry("fast", 9, "#0055aa", "fast") . \
+               entry("library", 11, "#6633aa", "library (CUB top-K, statistic, sort)") . \
+               entry("cub_topk", 4, "#cc7700", "cub_topk (top-K alone, logits)") . \
+               entry("flashinfer", 6, "#008888", "flashinfer (top-K alone, logits)") . \
+               entry("torch", 3, "#aa0055", "torch.topk(torch.softmax(x))") . ceiling_entry
 
 set logscale xy
 set xrange [0.7:1500]
@@ -37,15 +38,16 @@ set yrange [0.2:50]
 set xtics ("1" 1, "10" 10, "50" 50, "256" 256, "1024" 1024)
 set format y "%g"
 panel(l, r, title, curves) = sprintf('set lmargin at screen %g; set rmargin at screen %g; set tmargin at screen 0.88; \
-    set bmargin at screen 0.38; set title "%s"; plot %s %s NaN notitle; ', l, r, title, ceiling_curve, curves)
+    set bmargin at screen 0.42; set title "%s"; plot %s %s NaN notitle; ', l, r, title, ceiling_curve, curves)
+# A panel's key, in a strip below it.
+key_strip(l, r, keys) = sprintf('set lmargin at screen %g; set rmargin at screen %g; set tmargin at screen 0.29; \
+    set bmargin at screen 0.01; unset title; unset xlabel; unset ylabel; unset border; unset tics; unset grid; \
+    unset logscale; set xrange [0:1]; set yrange [0:1]; set key center center vertical maxrows 8 nobox; \
+    plot %s %s; unset key; set border; set tics; set grid; set logscale xy; set xrange [0.7:1500]; \
+    set yrange [0.2:50]; set xtics ("1" 1, "10" 10, "50" 50, "256" 256, "1024" 1024); ', l, r, keys, gpu_keys)
 draw = 'set multiplot title "06\\_fused\\_topk: 8192 x 50257 float32, median ms against K (same run)"; unset key; \
         set xlabel "K"; set ylabel "median ms (log scale)"; ' . \
-        panel(0.08, 0.48, "the lesson's steps", steps) . 'unset ylabel; ' . \
-        panel(0.57, 0.97, "fast beside the libraries", libraries) . \
-        'set lmargin at screen 0.02; set rmargin at screen 0.98; set tmargin at screen 0.25; set bmargin at screen 0.01; \
-         unset title; unset xlabel; unset ylabel; unset border; unset tics; unset grid; unset logscale; \
-         set xrange [0:1]; set yrange [0:1]; set key center center horizontal maxcols 3 nobox; \
-         plot ' . keys . gpu_keys . '; \
-         unset multiplot; set border; set tics; set grid; set lmargin; set rmargin; set tmargin; set bmargin; \
-         unset key; set logscale xy; set xrange [0.7:1500]; set yrange [0.2:50]'
+        panel(0.08, 0.48, "the lesson's steps", steps) . key_strip(0.0, 0.5, step_keys) . \
+        'set xlabel "K"; ' . panel(0.57, 0.97, "fast beside the libraries", libraries) . \
+        key_strip(0.5, 1.0, library_keys) . 'unset multiplot; set lmargin; set rmargin; set tmargin; set bmargin'
 load "plots/style.gp"
