@@ -10,7 +10,7 @@
 //   unfused    stage 05's softmax, CUB's sort of every row, the first K copied out.
 //   fused      a warp per row; each lane keeps its K best in registers.
 //   threshold  a warp per row with one bar, a vote a chunk, and a buffer.
-// Read next: fast/README.md, the same idea with engineering.
+// Read next: main.c's default_run, then exercise.cu.
 //
 // Run:   make stage6 && ./run
 //        ./run --rows 8192 --cols 50257 --k 10 --variant threshold
@@ -167,8 +167,7 @@ static __global__ void fused_warp_kernel(const float *__restrict__ x, size_t row
     for (size_t c = lane; c < cols; c += WARP_SIZE) {
         const float v = xr[c];
         s = online_stat_add(s, v);
-        // Usually all 32 lanes fail together and the warp skips the insertion. One lane that
-        // inserts stalls the other 31.
+        // A lane that fails skips the insertion; one that inserts stalls the other 31.
         if (ranks_before(v, (int)c, best[KMAX - 1], where[KMAX - 1])) {
             // Slot j takes slot j-1's candidate, the new one, or keeps its own.
 #pragma unroll
@@ -249,8 +248,8 @@ static int fused_topk(const void *x, logit_dtype dtype, size_t rows, size_t cols
 // fused's lanes each test against their own K-th best, and one lane's insertion stalls the other
 // 31. Here the warp shares one bar: the K-th best key it has merged so far. A chunk of 128 logits
 // costs one test a logit and one vote, and most chunks stop there. The rare survivors are appended
-// to the warp's buffer in shared memory, each at the slot a ballot gives it; a full buffer is
-// merged into the kept K, which raises the bar. Each lane sums (m, d) in segments of 64 chunks,
+// to the warp's buffer in shared memory, each at the slot a ballot gives it; past MERGE_MARK new
+// keys the buffer is merged into the kept K, which raises the bar. Each lane sums (m, d) in segments of 64 chunks,
 // so a long row's float sum grows its rounding error with the segments, not the logits.
 //
 //   buf: [ kept, best first | new candidates, unsorted | free ]

@@ -12,7 +12,7 @@
 #include "../fused_topk.h"
 
 #define ROWS_PER_BLOCK 4   // warps a block
-#define CHUNK 8            // loads in flight a lane
+#define LANE_LOADS 8       // loads in flight a lane
 #define NO_INDEX INT32_MAX // at before any logit
 
 // Stage 05's statistic with the index of its max.
@@ -31,16 +31,16 @@ __device__ __forceinline__ argmax_stat argmax_combine(argmax_stat a, argmax_stat
     return r;
 }
 
-// Folds CHUNK logits at first, first + 32, ...; indices rise, so only a larger logit moves at.
-__device__ __forceinline__ void argmax_add_chunk(argmax_stat &s, const float (&v)[CHUNK], size_t first)
+// Folds LANE_LOADS logits at first, first + 32, ...; indices rise, so only a larger logit moves at.
+__device__ __forceinline__ void argmax_add_chunk(argmax_stat &s, const float (&v)[LANE_LOADS], size_t first)
 {
     float m = s.s.m;
 #pragma unroll
-    for (int j = 0; j < CHUNK; j++)
+    for (int j = 0; j < LANE_LOADS; j++)
         if (v[j] > m)
             m = v[j], s.at = (int)(first + j * WARP_SIZE);
 #pragma unroll
-    for (int j = 0; j < CHUNK; j += 4)
+    for (int j = 0; j < LANE_LOADS; j += 4)
         s.s = online_stat_add4(s.s, make_float4(v[j], v[j + 1], v[j + 2], v[j + 3]));
 }
 
@@ -62,13 +62,13 @@ static __global__ void argmax_warp_kernel(const T *__restrict__ x, size_t rows, 
         return; // the whole warp leaves together
     const T *xr = x + row * cols;
 
-    // A warp's load reads 32 neighbouring logits; a lane's CHUNK loads are in flight together.
+    // A warp's load reads 32 neighbouring logits; a lane's LANE_LOADS loads are in flight together.
     argmax_stat s = {ONLINE_IDENTITY, NO_INDEX};
     size_t c = lane;
-    for (; c + (CHUNK - 1) * WARP_SIZE < cols; c += CHUNK * WARP_SIZE) {
-        float v[CHUNK];
+    for (; c + (LANE_LOADS - 1) * WARP_SIZE < cols; c += LANE_LOADS * WARP_SIZE) {
+        float v[LANE_LOADS];
 #pragma unroll
-        for (int j = 0; j < CHUNK; j++)
+        for (int j = 0; j < LANE_LOADS; j++)
             v[j] = logit_to_float(xr[c + j * WARP_SIZE]);
         argmax_add_chunk(s, v, c);
     }
