@@ -28,4 +28,4 @@ gpu_keys = 'for [i = 1:nruns] NaN with lines dt i lw 2 lc rgb "#000000" title gp
 # slot among them: slot(i, width) is run i's offset from the slot's centre, width the slot's width.
 bar_fill(i) = 0.8 / i
 slot(i, width) = (i - (nruns + 1) / 2.0) * width / nruns
-gpu_box_keys = 'for [i = 1:nruns] NaN with boxes fs solid (bar_fill(i)) lc rgb "#000000" title gpu_title[i] noenhanced'
+gpu_box_keys = 'for [i = 1:nruns] NaN with boxes fs solid (bar_fill(i)) lc rgb "#000000" title sprintf("%s (%s bars)", gpu_title[i], i == 1 ? "dark" : "pale") noenhanced'
