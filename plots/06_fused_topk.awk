@@ -484,7 +484,7 @@ function libraries_block(    picks, n, p, f, j, r, w, lib, shapes, lost, seen, k
     if (!shapes) {
         print "The libraries' rows are not in this run (they need CCCL 3.6 at build time)."
     } else {
-        printf "Beside the libraries, in the same run ([stage 06](06_fused_topk/README.md#the-libraries-" \
+        printf "Beside the libraries, in the same run ([stage 06](06_fused_topk/fast/README.md#the-libraries-" \
             "beside-fast)), fast is the fastest at %d of %d shapes (rows, V, dtype, K, logits)%s.\n", \
             shapes - nlost, shapes, !nlost ? "" : sprintf("; at the other %d (%s rows) %s%s is %s faster", nlost, \
                 fewest == most ? fewest : fewest " to " most, who, who ~ /library|torch/ ? "" : " (logits alone)", \
