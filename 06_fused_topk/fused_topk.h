@@ -35,6 +35,9 @@ extern const topk_variant fast_chunks_topk_variant;
 extern const topk_variant fast_split_topk_variant;
 /* fast_split for a batch of one, fast_chunks for a batch too small to fill the GPU, fast_row above. */
 extern const topk_variant fast_topk_variant;
+/* fast without its softmax: the same kernels, the K logits written sorted (logits_only), what the
+ * top-K-alone libraries compute. */
+extern const topk_variant fast_logits_topk_variant;
 /* The exercise (EXERCISE_VARIANT): K = 1, the argmax carried in the online statistic, a warp per row.
  * ./run links the scaffold, exercise.cu; ./run_solution and the tests, solution/exercise.cu. */
 extern const topk_variant fused_topk_exercise_variant;

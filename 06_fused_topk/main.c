@@ -23,7 +23,7 @@ static const char about[] =
     "libraries' top-K alone: logits, unsorted), fused (a warp per row, K <= 32, float32),\n"
     "threshold (a warp per row with one threshold, K <= 64, float32), fast_row (a warp per row),\n"
     "fast_chunks (a row in chunks, a warp each), fast_split (a row over a cluster of blocks), fast (picks\n"
-    "one of the three).\n"
+    "one of the three), fast_logits (fast without its softmax: the K logits, as the libraries' top-K).\n"
     "With no --rows or --input: B=64, T=128, V=50257 with K=10 and 50, a sweep of K, bf16 and fp16\n"
     "logits, a batch of one for V = 50257, 128256, 262144 (K=50), a token drawn from each row's top\n"
     "50 (T = 0.8, top-p 0.9) by fast with the draw fused in, at B x T = 8192 and 1, and a server's\n"
@@ -35,11 +35,11 @@ static const char about[] =
     "Exercise: --variant exercise runs exercise.cu, yours to complete (README.md, Exercise);\n"
     "./run_solution --variant exercise runs the worked solution, solution/exercise.cu.";
 
-#define N_VARIANTS 11
+#define N_VARIANTS 12
 static const topk_variant *const all[N_VARIANTS] = {
     &unfused_topk_variant,    &library_topk_variant,     &cub_topk_variant,        &flashinfer_topk_variant,
     &fused_topk_variant,      &threshold_topk_variant,   &fast_row_topk_variant,   &fast_chunks_topk_variant,
-    &fast_split_topk_variant, &fast_topk_variant,        &fused_topk_exercise_variant};
+    &fast_split_topk_variant, &fast_topk_variant,        &fast_logits_topk_variant, &fused_topk_exercise_variant};
 
 /* The variant --variant named, or NULL when it was not given. */
 static const topk_variant *named_variant(const stage_context *st)
@@ -114,13 +114,13 @@ static int batch_sweep(const stage_context *st, size_t cols, logit_dtype dtype, 
                        size_t most, const char *name)
 {
     static const topk_variant *const served[] = {&library_topk_variant, &cub_topk_variant, &flashinfer_topk_variant,
-                                                 &fast_topk_variant};
+                                                 &fast_topk_variant, &fast_logits_topk_variant};
     static const size_t batches[] = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 8192};
     int failed = 0;
     topk_case c = topk_case_create(most, cols, dtype, input, seed, 50);
     for (size_t b = 0; b < sizeof batches / sizeof batches[0] && batches[b] <= most; b++) {
         topk_case batch = topk_case_prefix(&c, batches[b]);
-        failed += experiment(st, &batch, served, 4, 50, name);
+        failed += experiment(st, &batch, served, 5, 50, name);
     }
     topk_case_destroy(&c);
     return failed;
@@ -134,12 +134,14 @@ static int default_run(const stage_context *st)
     static const topk_variant *const headline[] = {&unfused_topk_variant, &library_topk_variant, &cub_topk_variant,
                                                    &flashinfer_topk_variant, &fused_topk_variant,
                                                    &threshold_topk_variant, &fast_topk_variant,
-                                                   &fused_topk_exercise_variant};
+                                                   &fast_logits_topk_variant, &fused_topk_exercise_variant};
     static const topk_variant *const sixteen[] = {&unfused_topk_variant, &library_topk_variant, &cub_topk_variant,
-                                                  &flashinfer_topk_variant, &fast_topk_variant};
+                                                  &flashinfer_topk_variant, &fast_topk_variant,
+                                                  &fast_logits_topk_variant};
     static const topk_variant *const batch1[] = {&unfused_topk_variant, &library_topk_variant, &cub_topk_variant,
                                                  &flashinfer_topk_variant, &fast_row_topk_variant,
-                                                 &fast_split_topk_variant, &fast_topk_variant};
+                                                 &fast_split_topk_variant, &fast_topk_variant,
+                                                 &fast_logits_topk_variant};
     static const int sweep[] = {1, 10, 50, 256, 1024};
     static const size_t vocabularies[] = {50257, 128256, 262144};
     int failed = 0;
@@ -148,12 +150,12 @@ static int default_run(const stage_context *st)
     /* One case, its reference 1024 deep, serves the workload and the whole K sweep. */
     topk_case c = topk_case_create(8192, 50257, DTYPE_F32, input, seed, 1024);
     title(st, "The workload of claims C7–C10: B=64, T=128, V=50257 float32 logits (GPT-2's vocabulary).");
-    failed += experiment(st, &c, headline, 8, 10, "workload");
-    failed += experiment(st, &c, headline, 8, 50, "workload");
+    failed += experiment(st, &c, headline, 9, 10, "workload");
+    failed += experiment(st, &c, headline, 9, 50, "workload");
     printf("\n");
     title(st, "K from 1 to 1024, same logits.");
     for (int i = 0; i < 5; i++)
-        failed += experiment(st, &c, headline, 8, sweep[i], "k_sweep");
+        failed += experiment(st, &c, headline, 9, sweep[i], "k_sweep");
     failed += default_draw(st, &c, "\nA token a row drawn from the top 50, T = 0.8, top-p 0.9, fused into fast "
                                    "(every token checked first):");
     topk_case_destroy(&c);
@@ -162,8 +164,8 @@ static int default_run(const stage_context *st)
     title(st, "16-bit logits: the same shape in bf16 and fp16 (half the bytes).");
     for (int d = DTYPE_BF16; d <= DTYPE_F16; d++) {
         c = topk_case_create(8192, 50257, (logit_dtype)d, input, seed + 1 + d, 50);
-        failed += experiment(st, &c, sixteen, 5, 10, "dtype");
-        failed += experiment(st, &c, sixteen, 5, 50, "dtype");
+        failed += experiment(st, &c, sixteen, 6, 10, "dtype");
+        failed += experiment(st, &c, sixteen, 6, 50, "dtype");
         topk_case_destroy(&c);
     }
     printf("\n");
@@ -171,7 +173,7 @@ static int default_run(const stage_context *st)
     title(st, "A batch of one (B x T = 1), K = 50: latency.");
     for (int i = 0; i < 3; i++) {
         c = topk_case_create(1, vocabularies[i], DTYPE_F32, input, seed + 10 + i, 50);
-        failed += experiment(st, &c, batch1, 7, 50, "batch1");
+        failed += experiment(st, &c, batch1, 8, 50, "batch1");
         if (vocabularies[i] == 128256)
             failed += default_draw(st, &c, "  and a token drawn from its top 50, T = 0.8, top-p 0.9, fused into fast:");
         topk_case_destroy(&c);
@@ -187,12 +189,12 @@ static int default_run(const stage_context *st)
     /* Normal logits (mean 0, sd 1), and logits shaped like a language model's (zipf: common/inputs.h). */
     static const input_spec others[] = {{DIST_NORMAL, -3.0, 3.0}, {DIST_ZIPF, 0.0, 10.0}};
     static const topk_variant *const compared[] = {&library_topk_variant, &cub_topk_variant, &flashinfer_topk_variant,
-                                                   &fast_topk_variant};
+                                                   &fast_topk_variant, &fast_logits_topk_variant};
     title(st, "Other logits, K = 50: normal (mean 0, sd 1) and a language model's (zipf), the workload, then "
               "batches of 1 to 2048 at V = 128256.");
     for (int i = 0; i < 2; i++) {
         c = topk_case_create(8192, 50257, DTYPE_F32, others[i], seed + 40 + i, 50);
-        failed += experiment(st, &c, compared, 4, 50, "dist");
+        failed += experiment(st, &c, compared, 5, 50, "dist");
         topk_case_destroy(&c);
         failed += batch_sweep(st, 128256, DTYPE_F32, others[i], seed + 42 + i, 2048, "dist_batch");
     }

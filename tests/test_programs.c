@@ -141,7 +141,7 @@ Test(programs, shapes_that_cannot_run_are_one_line_and_exit_2)
          "handles K up to 1024, not 3000; cub_topk handles K up to 1024, not 3000; flashinfer handles K up to "
          "2048, not 3000; fused handles K up to 32, not 3000; threshold handles K up to 64, not 3000; fast_row "
          "handles K up to 1024, not 3000; fast_chunks handles K up to 1024, not 3000; fast_split handles K up "
-         "to 1024, not 3000; fast handles K up to 1024, not 3000\n"},
+         "to 1024, not 3000; fast handles K up to 1024, not 3000; fast_logits handles K up to 1024, not 3000\n"},
         /* The default run draws bf16 and fp16 logits from --range as well as float32. */
         {"06_fused_topk", "--range 0:100000",
          "run: --range 0:100000: the default run draws fp16 logits too, and --dist uniform would draw numbers past "

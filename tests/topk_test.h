@@ -10,15 +10,16 @@
 static const topk_variant *const topk_variants[] = {&unfused_topk_variant,     &fused_topk_variant,
                                                     &threshold_topk_variant,   &fast_row_topk_variant,
                                                     &fast_chunks_topk_variant, &fast_split_topk_variant,
-                                                    &fast_topk_variant,        &library_topk_variant,
-                                                    &cub_topk_variant,         &flashinfer_topk_variant};
-#define N_TOPK_VARIANTS 10
+                                                    &fast_topk_variant,        &fast_logits_topk_variant,
+                                                    &library_topk_variant,     &cub_topk_variant,
+                                                    &flashinfer_topk_variant};
+#define N_TOPK_VARIANTS 11
 
 /* Whether v's answer is a library's (CUB's or FlashInfer's top-K): the sweep counts its failures
  * apart, as the course's are not. */
 static inline bool topk_is_library(const topk_variant *v)
 {
-    return v == &library_topk_variant || v->logits_only;
+    return v == &library_topk_variant || v == &cub_topk_variant || v == &flashinfer_topk_variant;
 }
 
 static inline gpu_info open_or_skip(void)

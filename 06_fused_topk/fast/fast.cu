@@ -1,5 +1,5 @@
 // fast/fast.cu — the variants fast_row, fast_chunks, fast_split and fast, and how fast picks
-// among them. The kernels are compiled together, in this one file, on the current device.
+// among them; fast_logits, fast without its softmax. The kernels are compiled together, in this one file, on the current device.
 // Read next: ../README.md, "What to look at in the numbers".
 #include <stdint.h>
 
@@ -36,29 +36,43 @@ static chunk_cut chunks_for(size_t rows, size_t cols, int k, logit_dtype dtype)
                                  : chunks_for<__half>(rows, cols, k);
 }
 
-// Launches one kernel for the logits' type; draw is NULL for the top-K alone.
-template <typename T>
+// Launches one kernel for the logits' type; draw is NULL for the top-K alone. !Probs: logits out.
+template <typename T, bool Probs>
 static void launch_fast(fast_kernel kernel, const void *x, size_t rows, size_t cols, int k, int *indices, float *probs,
                         void *workspace, cudaStream_t stream, bool dependent, const draw_request *draw)
 {
     if (kernel == KERNEL_SPLIT)
-        launch_fast_split<T>(x, rows, cols, k, indices, probs, stream, dependent, draw);
+        launch_fast_split<T, Probs>(x, rows, cols, k, indices, probs, stream, dependent, draw);
     else if (kernel == KERNEL_CHUNKS)
-        launch_fast_chunks<T>(x, rows, cols, k, chunks_for<T>(rows, cols, k), workspace, indices, probs, stream);
+        launch_fast_chunks<T, Probs>(x, rows, cols, k, chunks_for<T>(rows, cols, k), workspace, indices, probs, stream);
     else
-        launch_fast_row<T>(x, rows, cols, k, indices, probs, stream, dependent, draw);
+        launch_fast_row<T, Probs>(x, rows, cols, k, indices, probs, stream, dependent, draw);
 }
 
+template <typename T>
+static void launch_fast_for(bool logits_out, fast_kernel kernel, const void *x, size_t rows, size_t cols, int k,
+                            int *indices, float *probs, void *workspace, cudaStream_t stream, bool dependent,
+                            const draw_request *draw)
+{
+    if (logits_out)
+        launch_fast<T, false>(kernel, x, rows, cols, k, indices, probs, workspace, stream, dependent, draw);
+    else
+        launch_fast<T, true>(kernel, x, rows, cols, k, indices, probs, workspace, stream, dependent, draw);
+}
+
+// logits_out: the K logits where the probabilities would go (fast_logits).
 static int fast_topk_with(fast_kernel kernel, const void *x, logit_dtype dtype, size_t rows, size_t cols, int k,
                           int *indices, float *probs, void *workspace, cudaStream_t stream = 0, bool dependent = false,
-                          const draw_request *draw = NULL)
+                          const draw_request *draw = NULL, bool logits_out = false)
 {
     if (dtype == DTYPE_F32)
-        launch_fast<float>(kernel, x, rows, cols, k, indices, probs, workspace, stream, dependent, draw);
+        launch_fast_for<float>(logits_out, kernel, x, rows, cols, k, indices, probs, workspace, stream, dependent, draw);
     else if (dtype == DTYPE_BF16)
-        launch_fast<__nv_bfloat16>(kernel, x, rows, cols, k, indices, probs, workspace, stream, dependent, draw);
+        launch_fast_for<__nv_bfloat16>(logits_out, kernel, x, rows, cols, k, indices, probs, workspace, stream,
+                                       dependent, draw);
     else
-        launch_fast<__half>(kernel, x, rows, cols, k, indices, probs, workspace, stream, dependent, draw);
+        launch_fast_for<__half>(logits_out, kernel, x, rows, cols, k, indices, probs, workspace, stream, dependent,
+                                draw);
     return 1;
 }
 
@@ -217,3 +231,15 @@ static int fast_auto_topk(const void *x, logit_dtype dtype, size_t rows, size_t 
 
 extern "C" const topk_variant fast_topk_variant = {"fast", fast_auto_bytes_per_row, fast_auto_workspace_bytes,
                                                   fast_auto_topk, FAST_MAX_K, true, fast_row_fits, NULL};
+
+// fast's kernels as fast picks them, without the statistic: the K logits, sorted (logits_only).
+static int fast_logits_topk(const void *x, logit_dtype dtype, size_t rows, size_t cols, int k, int *indices,
+                            float *probs, void *workspace)
+{
+    return fast_topk_with(fast_kernel_for(rows, k, dtype), x, dtype, rows, cols, k, indices, probs, workspace, 0,
+                          false, NULL, true);
+}
+
+extern "C" const topk_variant fast_logits_topk_variant = {"fast_logits", fast_auto_bytes_per_row,
+                                                         fast_auto_workspace_bytes, fast_logits_topk, FAST_MAX_K,
+                                                         true, fast_row_fits, NULL, true};

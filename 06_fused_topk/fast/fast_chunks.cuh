@@ -68,7 +68,8 @@ __device__ __forceinline__ int chunk_merge_at_most(chunk_cut cut)
 __device__ __forceinline__ unsigned chunk_warp(void) { return blockIdx.x * FAST_WARPS + threadIdx.x / WARP_SIZE; }
 
 // Leaves the chunk's part; the row's last warp merges in its own buffer and writes the answer.
-// Not inlined.
+// Not inlined. !Probs: logits out.
+template <bool Probs = true>
 __device__ __noinline__ void chunk_finish(chunk_workspace ws, rank_key *buf, int k, int capacity, int merge_at_most,
                                           chunk_cut cut, online_stat s, int *indices, float *probs)
 {
@@ -78,11 +79,11 @@ __device__ __noinline__ void chunk_finish(chunk_workspace ws, rank_key *buf, int
         return;
     const size_t row_slots = (size_t)row * cut.chunks;
     merge_chunk_lists(buf, k, capacity, merge_at_most, ws.lists + row_slots * k, cut.chunks);
-    write_topk(buf, combine_chunk_stats(ws.stats + row_slots, cut.chunks), row, k, indices, probs);
+    write_topk<Probs>(buf, combine_chunk_stats(ws.stats + row_slots, cut.chunks), row, k, indices, probs);
 }
 
 // A warp a chunk, as fast_row_kernel; no block-wide barrier.
-template <typename T, bool Guess>
+template <typename T, bool Guess, bool Probs = true>
 static __global__ void __launch_bounds__(FAST_THREADS, 8)
     fast_chunks_kernel(const T *__restrict__ x, unsigned rows, size_t cols, int k, chunk_cut cut,
                        chunk_workspace ws, int *__restrict__ indices, float *__restrict__ probs)
@@ -98,11 +99,11 @@ static __global__ void __launch_bounds__(FAST_THREADS, 8)
         warp_candidates_init<false>(buffers + threadIdx.x / WARP_SIZE * capacity, k, capacity, merge_at_most);
     online_stat s = ONLINE_IDENTITY;
     const T *xc = x + row * cols + first;
-    warp_offer_row(w, s, xc, n, Guess);
+    warp_offer_row<T, false, Probs>(w, s, xc, n, Guess);
     warp_sort_best(w);
     if (Guess && w.buf[min(k, n) - 1] == 0) // fewer than K reached the guess
         warp_rank_row_again(w.buf, k, xc, n);
-    chunk_finish(ws, w.buf, k, capacity, merge_at_most, cut, warp_combine(s), indices, probs);
+    chunk_finish<Probs>(ws, w.buf, k, capacity, merge_at_most, cut, warp_combine(s), indices, probs);
 }
 
 // The workspace a cut needs: none for W = 1.
@@ -118,18 +119,18 @@ static size_t chunk_shared_bytes(int k, int per_lane)
 }
 
 // The kernel, allowed FAST_MAX_K's shared memory once.
-template <typename T, bool Guess>
+template <typename T, bool Guess, bool Probs = true>
 static const void *chunks_kernel_ready(void)
 {
     static bool shared_memory_raised[FAST_MAX_DEVICES];
     const int device = fast_device();
     if (!shared_memory_raised[device]) {
         const int most = (int)chunk_shared_bytes(FAST_MAX_K, logits16<T>::count);
-        CUDA_CHECK(cudaFuncSetAttribute(fast_chunks_kernel<T, Guess>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        most));
+        CUDA_CHECK(cudaFuncSetAttribute(fast_chunks_kernel<T, Guess, Probs>,
+                                        cudaFuncAttributeMaxDynamicSharedMemorySize, most));
         shared_memory_raised[device] = true;
     }
-    return (const void *)fast_chunks_kernel<T, Guess>;
+    return (const void *)fast_chunks_kernel<T, Guess, Probs>;
 }
 
 // The kernel's warps that `sms` SMs hold at once; the last K's answer is cached per device.
@@ -150,32 +151,32 @@ static size_t chunk_resident_warps(int k, int sms)
     return (size_t)(blocks > 0 ? blocks : 1) * FAST_WARPS * (size_t)sms;
 }
 
-template <typename T, bool Guess>
+template <typename T, bool Guess, bool Probs>
 static void launch_fast_chunks_kernel(const void *x, size_t rows, size_t cols, int k, chunk_cut cut,
                                       const chunk_workspace &ws, int *indices, float *probs, cudaStream_t stream)
 {
-    chunks_kernel_ready<T, Guess>();
+    chunks_kernel_ready<T, Guess, Probs>();
     const size_t shared = chunk_shared_bytes(k, logits16<T>::count);
     const size_t warps = rows * (size_t)cut.chunks;
     const unsigned blocks = (unsigned)((warps + FAST_WARPS - 1) / FAST_WARPS);
-    fast_chunks_kernel<T, Guess><<<blocks, FAST_THREADS, shared, stream>>>((const T *)x, (unsigned)rows, cols, k, cut,
-                                                                             ws, indices, probs);
+    fast_chunks_kernel<T, Guess, Probs><<<blocks, FAST_THREADS, shared, stream>>>((const T *)x, (unsigned)rows, cols,
+                                                                                    k, cut, ws, indices, probs);
     CUDA_CHECK_LAUNCH("fast_chunks_kernel");
 }
 
-// Launches rows cut as `cut` says; W = 1 launches fast_row.
-template <typename T>
+// Launches rows cut as `cut` says; W = 1 launches fast_row. !Probs: logits out.
+template <typename T, bool Probs = true>
 static void launch_fast_chunks(const void *x, size_t rows, size_t cols, int k, chunk_cut cut, void *workspace,
                                int *indices, float *probs, cudaStream_t stream)
 {
     if (cut.chunks == 1)
-        return launch_fast_row<T>(x, rows, cols, k, indices, probs, stream, false, NULL);
+        return launch_fast_row<T, Probs>(x, rows, cols, k, indices, probs, stream, false, NULL);
     chunk_workspace ws;
     chunk_workspace_plan(workspace, rows, cut.chunks, k, &ws);
     if (k > GUESS_ABOVE_K)
-        launch_fast_chunks_kernel<T, true>(x, rows, cols, k, cut, ws, indices, probs, stream);
+        launch_fast_chunks_kernel<T, true, Probs>(x, rows, cols, k, cut, ws, indices, probs, stream);
     else
-        launch_fast_chunks_kernel<T, false>(x, rows, cols, k, cut, ws, indices, probs, stream);
+        launch_fast_chunks_kernel<T, false, Probs>(x, rows, cols, k, cut, ws, indices, probs, stream);
 }
 
 #endif

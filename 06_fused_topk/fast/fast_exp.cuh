@@ -61,16 +61,18 @@ __device__ __forceinline__ online_stat online_stat_add_n(online_stat s, const fl
     return s;
 }
 
-// Folds G vectors into s and returns their largest logit.
-template <typename T, int G>
+// Folds G vectors into s (Probs alone) and returns their largest logit.
+template <typename T, int G, bool Probs = true>
 __device__ __forceinline__ float fold_chunk(online_stat &s, const uint4 *raw)
 {
     float v[G][logits16<T>::count];
+    if (Probs)
 #pragma unroll
-    for (int u = 0; u < G; u++)
-        logits16<T>::unpack(raw[u], v[u]);
+        for (int u = 0; u < G; u++)
+            logits16<T>::unpack(raw[u], v[u]);
     const float most = logits16<T>::template largest<G>(raw);
-    s = online_stat_add_n(s, v, most);
+    if (Probs)
+        s = online_stat_add_n(s, v, most);
     return most;
 }
 

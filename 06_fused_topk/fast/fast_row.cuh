@@ -15,9 +15,9 @@
 #define FAST_THREADS (FAST_WARPS * WARP_SIZE)
 
 // Guess: the first threshold is a guess, and a row that fewer than K logits reached is ranked
-// again. Selects: the warp selects. Draw: it also draws the row's token.
+// again. Selects: the warp selects. Draw: it also draws the row's token. !Probs: logits out.
 #define GUESS_ABOVE_K 32
-template <typename T, bool Guess, bool Selects, bool Draw>
+template <typename T, bool Guess, bool Selects, bool Draw, bool Probs = true>
 static __global__ void __launch_bounds__(FAST_THREADS, 8)
     fast_row_kernel(const T *__restrict__ x, size_t rows, size_t cols, int k, int *__restrict__ indices,
                     float *__restrict__ probs, const draw_request draw)
@@ -32,16 +32,16 @@ static __global__ void __launch_bounds__(FAST_THREADS, 8)
     warp_candidates<Selects> w = warp_candidates_init<Selects>(buffers + warp * capacity, k, capacity);
     online_stat s = ONLINE_IDENTITY;
     const T *xr = x + row * cols;
-    warp_offer_row(w, s, xr, cols, Guess);
+    warp_offer_row<T, Selects, Probs>(w, s, xr, cols, Guess);
     warp_sort_best(w);
     if (Guess && w.buf[k - 1] == 0) // fewer than K reached the guess
         warp_rank_row_again(w.buf, k, xr, cols);
-    write_topk(w.buf, warp_statistic(s), row, k, indices, probs);
+    write_topk<Probs>(w.buf, warp_statistic(s), row, k, indices, probs);
     if (Draw)
         warp_draw(w.buf, k, row, draw);
 }
 
-template <typename T, bool Guess, bool Selects, bool Draw>
+template <typename T, bool Guess, bool Selects, bool Draw, bool Probs>
 static void launch_fast_row_kernel(const void *x, size_t rows, size_t cols, int k, int *indices, float *probs,
                                    cudaStream_t stream, bool dependent, const draw_request &draw)
 {
@@ -49,7 +49,7 @@ static void launch_fast_row_kernel(const void *x, size_t rows, size_t cols, int 
     const int per_lane = logits16<T>::count, device = fast_device();
     if (!shared_memory_raised[device]) { // room for FAST_MAX_K
         const int most = FAST_WARPS * warp_capacity(FAST_MAX_K, per_lane, Selects) * (int)sizeof(rank_key);
-        CUDA_CHECK(cudaFuncSetAttribute(fast_row_kernel<T, Guess, Selects, Draw>,
+        CUDA_CHECK(cudaFuncSetAttribute(fast_row_kernel<T, Guess, Selects, Draw, Probs>,
                                         cudaFuncAttributeMaxDynamicSharedMemorySize, most));
         shared_memory_raised[device] = true;
     }
@@ -59,34 +59,36 @@ static void launch_fast_row_kernel(const void *x, size_t rows, size_t cols, int 
     config.stream = stream;
     cudaLaunchAttribute attribute;
     config.attrs = &attribute, config.numAttrs = dependent_launch_attribute(&attribute, dependent);
-    CUDA_CHECK(cudaLaunchKernelEx(&config, fast_row_kernel<T, Guess, Selects, Draw>, (const T *)x, rows, cols, k,
+    CUDA_CHECK(cudaLaunchKernelEx(&config, fast_row_kernel<T, Guess, Selects, Draw, Probs>, (const T *)x, rows, cols, k,
                                   indices, probs, draw));
     CUDA_CHECK_LAUNCH("fast_row_kernel");
 }
 
 // A certain threshold up to GUESS_ABOVE_K, a guess past it, a select past SELECT_ABOVE_K.
-template <typename T, bool Draw>
+template <typename T, bool Draw, bool Probs>
 static void launch_fast_row_for_k(const void *x, size_t rows, size_t cols, int k, int *indices, float *probs,
                                   cudaStream_t stream, bool dependent, const draw_request &draw)
 {
     if (warp_selects(k))
-        launch_fast_row_kernel<T, true, true, Draw>(x, rows, cols, k, indices, probs, stream, dependent, draw);
+        launch_fast_row_kernel<T, true, true, Draw, Probs>(x, rows, cols, k, indices, probs, stream, dependent, draw);
     else if (k > GUESS_ABOVE_K)
-        launch_fast_row_kernel<T, true, false, Draw>(x, rows, cols, k, indices, probs, stream, dependent, draw);
+        launch_fast_row_kernel<T, true, false, Draw, Probs>(x, rows, cols, k, indices, probs, stream, dependent, draw);
     else
-        launch_fast_row_kernel<T, false, false, Draw>(x, rows, cols, k, indices, probs, stream, dependent, draw);
+        launch_fast_row_kernel<T, false, false, Draw, Probs>(x, rows, cols, k, indices, probs, stream, dependent, draw);
 }
 
-// Launches a warp per row; draw is NULL for the top-K alone.
-template <typename T>
+// Launches a warp per row; draw is NULL for the top-K alone. !Probs: logits out, no draw.
+template <typename T, bool Probs = true>
 static void launch_fast_row(const void *x, size_t rows, size_t cols, int k, int *indices, float *probs,
                             cudaStream_t stream, bool dependent, const draw_request *draw)
 {
     const draw_request none = {};
-    if (draw)
-        launch_fast_row_for_k<T, true>(x, rows, cols, k, indices, probs, stream, dependent, *draw);
+    if (!Probs)
+        launch_fast_row_for_k<T, false, false>(x, rows, cols, k, indices, probs, stream, dependent, none);
+    else if (draw)
+        launch_fast_row_for_k<T, true, true>(x, rows, cols, k, indices, probs, stream, dependent, *draw);
     else
-        launch_fast_row_for_k<T, false>(x, rows, cols, k, indices, probs, stream, dependent, none);
+        launch_fast_row_for_k<T, false, true>(x, rows, cols, k, indices, probs, stream, dependent, none);
 }
 
 #endif

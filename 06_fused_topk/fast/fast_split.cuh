@@ -80,8 +80,8 @@ __device__ __forceinline__ online_stat cluster_statistic(const online_stat *bloc
 // Keys a lane reads at once to count a place.
 #define PLACE_BATCH 8
 
-// Empty below sm_90. Draw: the first warp also draws the token.
-template <typename T, bool Draw>
+// Empty below sm_90. Draw: the first warp also draws the token. !Probs: logits out.
+template <typename T, bool Draw, bool Probs = true>
 static __global__ void __launch_bounds__(SPLIT_THREADS, 1)
     fast_split_kernel(const T *__restrict__ x, size_t cols, int k, int group_lanes, unsigned capacity,
                       int *__restrict__ indices, float *__restrict__ probs, const draw_request draw)
@@ -119,7 +119,8 @@ static __global__ void __launch_bounds__(SPLIT_THREADS, 1)
     float most = -INFINITY;
     if (head || tail) {
         most = edge_logit;
-        s = online_stat_add(s, most);
+        if (Probs)
+            s = online_stat_add(s, most);
     }
     const int chunk = FAST_UNROLL;
     const bool one_tile = end - first <= SPLIT_THREADS * SPLIT_UNROLL;
@@ -130,7 +131,7 @@ static __global__ void __launch_bounds__(SPLIT_THREADS, 1)
         for (int g = 0; g < SPLIT_UNROLL; g += chunk) {
             if (i0 + g * SPLIT_THREADS >= end)
                 break; // the rest lies past the slice
-            most = fmaxf(most, fold_chunk<T, chunk>(s, raw + g));
+            most = fmaxf(most, fold_chunk<T, chunk, Probs>(s, raw + g));
         }
     }
     for (int offset = 1; offset < group_lanes; offset *= 2)
@@ -222,7 +223,7 @@ static __global__ void __launch_bounds__(SPLIT_THREADS, 1)
         // Slots from SPLIT_THREADS on are free: the winners go there in order, for the draw.
         rank_key *sorted = mine + SPLIT_THREADS;
         if (c < n && t % team == 0 && place < k) {
-            write_entry(key, place, total, row, k, indices, probs);
+            write_entry<Probs>(key, place, total, row, k, indices, probs);
             if (Draw)
                 sorted[place] = key;
         }
@@ -246,7 +247,7 @@ static __global__ void __launch_bounds__(SPLIT_THREADS, 1)
     }
     const online_stat total = cluster_statistic(block_stats, blocks);
     if (warp == 0) {
-        write_topk(mine, total, row, k, indices, probs);
+        write_topk<Probs>(mine, total, row, k, indices, probs);
         if (Draw)
             warp_draw(mine, k, row, draw);
     }
@@ -282,49 +283,52 @@ static bool split_available(void)
 }
 
 // SPLIT_MAX_BLOCKS a cluster where the GPU allows it, else 8.
-template <typename T, bool Draw>
+template <typename T, bool Draw, bool Probs>
 static int split_blocks(void)
 {
     static int blocks[FAST_MAX_DEVICES]; // 0: not asked
     const int device = fast_device();
     if (!blocks[device]) {
-        CUDA_CHECK(cudaFuncSetAttribute(fast_split_kernel<T, Draw>, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
-        CUDA_CHECK(cudaFuncSetAttribute(fast_split_kernel<T, Draw>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+        CUDA_CHECK(cudaFuncSetAttribute(fast_split_kernel<T, Draw, Probs>,
+                                        cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+        CUDA_CHECK(cudaFuncSetAttribute(fast_split_kernel<T, Draw, Probs>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         (int)split_shared_bytes(FAST_MAX_K)));
         cudaLaunchAttribute cluster;
         const cudaLaunchConfig_t config = split_config(1, SPLIT_MAX_BLOCKS, FAST_MAX_K, &cluster);
         int fit = 0;
-        CUDA_CHECK(cudaOccupancyMaxActiveClusters(&fit, fast_split_kernel<T, Draw>, &config));
+        CUDA_CHECK(cudaOccupancyMaxActiveClusters(&fit, fast_split_kernel<T, Draw, Probs>, &config));
         blocks[device] = fit > 0 ? SPLIT_MAX_BLOCKS : SPLIT_MAX_BLOCKS / 2;
     }
     return blocks[device];
 }
 
 // Launches a cluster a row.
-template <typename T, bool Draw>
+template <typename T, bool Draw, bool Probs>
 static void launch_fast_split_kernel(const void *x, size_t rows, size_t cols, int k, int *indices, float *probs,
                                      cudaStream_t stream, bool dependent, const draw_request &draw)
 {
-    const int blocks = split_blocks<T, Draw>();
+    const int blocks = split_blocks<T, Draw, Probs>();
     cudaLaunchAttribute attributes[2];
     cudaLaunchConfig_t config = split_config(rows, blocks, k, &attributes[0]);
     config.stream = stream;
     config.numAttrs += dependent_launch_attribute(&attributes[1], dependent);
-    CUDA_CHECK(cudaLaunchKernelEx(&config, fast_split_kernel<T, Draw>, (const T *)x, cols, k,
+    CUDA_CHECK(cudaLaunchKernelEx(&config, fast_split_kernel<T, Draw, Probs>, (const T *)x, cols, k,
                                   split_group_lanes(blocks, k), (unsigned)split_list(k), indices, probs, draw));
     CUDA_CHECK_LAUNCH("fast_split_kernel");
 }
 
-// draw: NULL for the top-K alone.
-template <typename T>
+// draw: NULL for the top-K alone. !Probs: logits out, no draw.
+template <typename T, bool Probs = true>
 static void launch_fast_split(const void *x, size_t rows, size_t cols, int k, int *indices, float *probs,
                               cudaStream_t stream, bool dependent, const draw_request *draw)
 {
     const draw_request none = {};
-    if (draw)
-        launch_fast_split_kernel<T, true>(x, rows, cols, k, indices, probs, stream, dependent, *draw);
+    if (!Probs)
+        launch_fast_split_kernel<T, false, false>(x, rows, cols, k, indices, probs, stream, dependent, none);
+    else if (draw)
+        launch_fast_split_kernel<T, true, true>(x, rows, cols, k, indices, probs, stream, dependent, *draw);
     else
-        launch_fast_split_kernel<T, false>(x, rows, cols, k, indices, probs, stream, dependent, none);
+        launch_fast_split_kernel<T, false, true>(x, rows, cols, k, indices, probs, stream, dependent, none);
 }
 
 // Whether this GPU has clusters and the kernel was built for them.
