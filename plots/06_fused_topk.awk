@@ -421,6 +421,29 @@ function library_cell(f, variant,    r) {
         times(val[r, "median_ms"] / val[f, "median_ms"]) ")"
 }
 
+# Where the run has fast_logits' rows (fast without its softmax): its count against the top-K alone
+# (cub_topk, flashinfer) over every shape where both ran, naming each shape where one was faster.
+function logits_alone_count(    f, r, key, seen, best, shapes, lost, w) {
+    shapes = 0; lost = ""
+    for (f = 1; f <= nrows; f++) {
+        if (val[f, "variant"] != "fast_logits" || val[f, "experiment"] !~ /^(workload|k_sweep|dtype|batch1|batch_sweep|dist|dist_batch)$/)
+            continue
+        key = val[f, "rows"] SUBSEP val[f, "cols"] SUBSEP val[f, "dtype"] SUBSEP val[f, "k"] SUBSEP val[f, "dist"]
+        if (key in seen) continue
+        best = same_shape(f, "cub_topk")
+        if ((r = same_shape(f, "flashinfer")) && (!best || val[r, "median_ms"] < val[best, "median_ms"])) best = r
+        if (!best) continue
+        seen[key] = 1
+        shapes++
+        if (val[best, "median_ms"] < val[f, "median_ms"])
+            lost = lost (lost == "" ? "" : "; ") shape_text(f) ": " val[best, "variant"] " " \
+                times(val[f, "median_ms"] / val[best, "median_ms"]) " faster"
+    }
+    if (!shapes) return
+    printf "\nWithout its softmax (`fast_logits`: the top-K alone, sorted), fast is the fastest at %d of %d shapes%s\n", \
+        shapes - split(lost, w, "; "), shapes, lost == "" ? "." : "; not at " lost "."
+}
+
 # The table of chosen shapes, then the count over every shape of the run where fast and a library
 # both ran, naming each shape where a library was faster. The same count, in one sentence, for the
 # top README (block libraries_claim).
@@ -479,6 +502,7 @@ function libraries_block(    picks, n, p, f, j, r, w, lib, shapes, lost, seen, k
         print ""
         printf "Over all %d shapes of the run with a library row, fast is the fastest at %d%s\n", shapes, \
             shapes - split(lost, w, "; "), lost == "" ? "." : "; not at " lost "."
+        logits_alone_count()
     }
     block("libraries_claim")
     if (!shapes) {
