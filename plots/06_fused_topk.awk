@@ -421,15 +421,20 @@ function library_cell(f, variant,    r) {
         times(val[r, "median_ms"] / val[f, "median_ms"]) ")"
 }
 
+# Row f's shape (rows, V, dtype, K, logits) when it is `variant`'s in an experiment the libraries
+# ran in, else "".
+function served_shape(f, variant) {
+    if (val[f, "variant"] != variant || val[f, "experiment"] !~ /^(workload|k_sweep|dtype|batch1|batch_sweep|dist|dist_batch)$/)
+        return ""
+    return val[f, "rows"] SUBSEP val[f, "cols"] SUBSEP val[f, "dtype"] SUBSEP val[f, "k"] SUBSEP val[f, "dist"]
+}
+
 # Where the run has fast_logits' rows (fast without its softmax): its count against the top-K alone
 # (cub_topk, flashinfer) over every shape where both ran, naming each shape where one was faster.
 function logits_alone_count(    f, r, key, seen, best, shapes, lost, w) {
     shapes = 0; lost = ""
     for (f = 1; f <= nrows; f++) {
-        if (val[f, "variant"] != "fast_logits" || val[f, "experiment"] !~ /^(workload|k_sweep|dtype|batch1|batch_sweep|dist|dist_batch)$/)
-            continue
-        key = val[f, "rows"] SUBSEP val[f, "cols"] SUBSEP val[f, "dtype"] SUBSEP val[f, "k"] SUBSEP val[f, "dist"]
-        if (key in seen) continue
+        if ((key = served_shape(f, "fast_logits")) == "" || key in seen) continue
         best = same_shape(f, "cub_topk")
         if ((r = same_shape(f, "flashinfer")) && (!best || val[r, "median_ms"] < val[best, "median_ms"])) best = r
         if (!best) continue
@@ -452,10 +457,7 @@ function libraries_block(    picks, n, p, f, j, r, w, lib, shapes, lost, seen, k
     nlib = split("library cub_topk flashinfer torch", lib, " ")
     shapes = 0; lost = ""
     for (f = 1; f <= nrows; f++) {
-        if (val[f, "variant"] != "fast" || val[f, "experiment"] !~ /^(workload|k_sweep|dtype|batch1|batch_sweep|dist|dist_batch)$/)
-            continue
-        key = val[f, "rows"] SUBSEP val[f, "cols"] SUBSEP val[f, "dtype"] SUBSEP val[f, "k"] SUBSEP val[f, "dist"]
-        if (key in seen) continue
+        if ((key = served_shape(f, "fast")) == "" || key in seen) continue
         best = 0
         for (j = 1; j <= nlib; j++)
             if ((r = same_shape(f, lib[j])) && (!best || val[r, "median_ms"] < val[best, "median_ms"]))
