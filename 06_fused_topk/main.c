@@ -35,6 +35,9 @@ static const char about[] =
     "Exercise: --variant exercise runs exercise.cu, yours to complete (README.md, Exercise);\n"
     "./run_solution --variant exercise runs the worked solution, solution/exercise.cu.";
 
+/* How many entries a static list holds. */
+#define LIST_LENGTH(list) ((int)(sizeof(list) / sizeof((list)[0])))
+
 #define N_VARIANTS 12
 static const topk_variant *const all[N_VARIANTS] = {
     &unfused_topk_variant,    &library_topk_variant,     &cub_topk_variant,        &flashinfer_topk_variant,
@@ -103,7 +106,7 @@ static int default_draw(const stage_context *st, topk_case *c, const char *what)
 static void say_libraries_left_out(const stage_context *st)
 {
     static const topk_variant *const libraries[] = {&library_topk_variant, &cub_topk_variant, &flashinfer_topk_variant};
-    for (int v = 0; v < 3; v++)
+    for (int v = 0; v < LIST_LENGTH(libraries); v++)
         if (stage_chosen(st, libraries[v]->name) && libraries[v]->why_not_here())
             printf("%s left out: it %s.\n", libraries[v]->name, libraries[v]->why_not_here());
 }
@@ -120,7 +123,7 @@ static int batch_sweep(const stage_context *st, size_t cols, logit_dtype dtype, 
     topk_case c = topk_case_create(most, cols, dtype, input, seed, 50);
     for (size_t b = 0; b < sizeof batches / sizeof batches[0] && batches[b] <= most; b++) {
         topk_case batch = topk_case_prefix(&c, batches[b]);
-        failed += experiment(st, &batch, served, 5, 50, name);
+        failed += experiment(st, &batch, served, LIST_LENGTH(served), 50, name);
     }
     topk_case_destroy(&c);
     return failed;
@@ -150,12 +153,12 @@ static int default_run(const stage_context *st)
     /* One case, its reference 1024 deep, serves the workload and the whole K sweep. */
     topk_case c = topk_case_create(8192, 50257, DTYPE_F32, input, seed, 1024);
     title(st, "The workload of claims C7–C10: B=64, T=128, V=50257 float32 logits (GPT-2's vocabulary).");
-    failed += experiment(st, &c, headline, 9, 10, "workload");
-    failed += experiment(st, &c, headline, 9, 50, "workload");
+    failed += experiment(st, &c, headline, LIST_LENGTH(headline), 10, "workload");
+    failed += experiment(st, &c, headline, LIST_LENGTH(headline), 50, "workload");
     printf("\n");
     title(st, "K from 1 to 1024, same logits.");
-    for (int i = 0; i < 5; i++)
-        failed += experiment(st, &c, headline, 9, sweep[i], "k_sweep");
+    for (int i = 0; i < LIST_LENGTH(sweep); i++)
+        failed += experiment(st, &c, headline, LIST_LENGTH(headline), sweep[i], "k_sweep");
     failed += default_draw(st, &c, "\nA token a row drawn from the top 50, T = 0.8, top-p 0.9, fused into fast "
                                    "(every token checked first):");
     topk_case_destroy(&c);
@@ -164,16 +167,16 @@ static int default_run(const stage_context *st)
     title(st, "16-bit logits: the same shape in bf16 and fp16 (half the bytes).");
     for (int d = DTYPE_BF16; d <= DTYPE_F16; d++) {
         c = topk_case_create(8192, 50257, (logit_dtype)d, input, seed + 1 + d, 50);
-        failed += experiment(st, &c, sixteen, 6, 10, "dtype");
-        failed += experiment(st, &c, sixteen, 6, 50, "dtype");
+        failed += experiment(st, &c, sixteen, LIST_LENGTH(sixteen), 10, "dtype");
+        failed += experiment(st, &c, sixteen, LIST_LENGTH(sixteen), 50, "dtype");
         topk_case_destroy(&c);
     }
     printf("\n");
 
     title(st, "A batch of one (B x T = 1), K = 50: latency.");
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < LIST_LENGTH(vocabularies); i++) {
         c = topk_case_create(1, vocabularies[i], DTYPE_F32, input, seed + 10 + i, 50);
-        failed += experiment(st, &c, batch1, 8, 50, "batch1");
+        failed += experiment(st, &c, batch1, LIST_LENGTH(batch1), 50, "batch1");
         if (vocabularies[i] == 128256)
             failed += default_draw(st, &c, "  and a token drawn from its top 50, T = 0.8, top-p 0.9, fused into fast:");
         topk_case_destroy(&c);
@@ -192,9 +195,9 @@ static int default_run(const stage_context *st)
                                                    &fast_topk_variant, &fast_logits_topk_variant};
     title(st, "Other logits, K = 50: normal (mean 0, sd 1) and a language model's (zipf), the workload, then "
               "batches of 1 to 2048 at V = 128256.");
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < LIST_LENGTH(others); i++) {
         c = topk_case_create(8192, 50257, DTYPE_F32, others[i], seed + 40 + i, 50);
-        failed += experiment(st, &c, compared, 5, 50, "dist");
+        failed += experiment(st, &c, compared, LIST_LENGTH(compared), 50, "dist");
         topk_case_destroy(&c);
         failed += batch_sweep(st, 128256, DTYPE_F32, others[i], seed + 42 + i, 2048, "dist_batch");
     }

@@ -2,8 +2,8 @@
 # `make sanitize`: every stage, and every exercise's worked solution, under compute-sanitizer's
 # memcheck (out-of-bounds and misaligned accesses), racecheck (shared-memory races) and synccheck
 # (barriers some threads miss). Needs a GPU; stage 06 alone takes some 13 minutes on an H200. The
-# shapes are small, because the tools slow kernels down by 10 to 1000 times, and chosen so that every kernel of a
-# stage runs (what a shape adds is named beside it). Each run verifies its answers as usual and
+# shapes are small, because the tools slow kernels down by 10 to 1000 times, and chosen so that
+# every kernel of a stage runs (what a shape adds is named beside it). Each run verifies its answers as usual and
 # runs once timed. Three rare paths of stage 06 need rows that only its tests build (a fast_split row
 # whose candidates overflow their list, a fast_row row that fools the guess, fast_chunks launched
 # again on the workspace its last launch left), so those tests run under the tools as well:

@@ -1,5 +1,6 @@
 // fast/fast.cu — the variants fast_row, fast_chunks, fast_split and fast, and how fast picks
-// among them; fast_logits, fast without its softmax. The kernels are compiled together, in this one file, on the current device.
+// among them; fast_logits, fast without its softmax. The kernels are compiled together, in this
+// one file, on the current device.
 // Read next: ../README.md, "What to look at in the numbers".
 #include <stdint.h>
 
