@@ -75,6 +75,19 @@ void fast_topk_draw(bool split, const void *x, logit_dtype dtype, size_t rows, s
 /* Whether fast takes fast_split for this many rows (fast_picks). */
 bool fast_takes_split(size_t rows, logit_dtype dtype);
 
+/* FlashInfer's sampler, top_k_top_p_sampling_from_logits with top_k_first, on float32 logits
+ * (library/flashinfer_draw.cu; built where FlashInfer's headers are found): a token a row from the
+ * top k at temperature T > 0 and top-p P, from its own random numbers (seed), enqueued on the default
+ * stream and checked. valid[r] says whether row r's draw succeeded. The workspace is zeroed device
+ * memory of flashinfer_draw_workspace_bytes. Returns its launches, a library call counted as one. */
+int flashinfer_draw(const float *x, size_t rows, size_t cols, int k, float temperature, float top_p, uint64_t seed,
+                    int *tokens, bool *valid, void *workspace);
+/* Why it cannot draw from logits of dtype here, as a phrase ("needs ..."), or NULL when it can. */
+const char *flashinfer_draw_why_not(logit_dtype dtype);
+size_t flashinfer_draw_workspace_bytes(size_t rows, size_t cols, int k);
+/* The DRAM bytes its path moves a row (the masked path passes over the whole row six times). */
+double flashinfer_draw_bytes_per_row(size_t cols, int k);
+
 #ifdef __cplusplus
 }
 #endif

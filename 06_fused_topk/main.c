@@ -88,8 +88,8 @@ static bool draws_split(const topk_variant *drawer, const topk_case *c)
 }
 
 /* The default run's draw (the `sample` rows): K = 50, T = 0.8, top-p 0.9, the workload's usual
- * sampler settings, by fast with the draw fused in, under the line `what`; only where fast is
- * chosen. Returns 1 if it failed. */
+ * sampler settings, by fast with the draw fused in, under the line `what`, then FlashInfer's sampler
+ * where it is chosen too; only where fast is chosen. Returns how many failed. */
 static int default_draw(const stage_context *st, topk_case *c, const char *what)
 {
     if (!stage_chosen(st, fast_topk_variant.name))
@@ -97,9 +97,12 @@ static int default_draw(const stage_context *st, topk_case *c, const char *what)
     printf("%s\n", what);
     const draw_params how = {.temperature = 0.8f, .top_p = 0.9f, .seed = st->opts.seed};
     draw_run s = draw_run_create(c, 50, how, draws_split(&fast_topk_variant, c));
-    const bool pass = draw_bench(&st->bench, c, 50, &s, fast_topk_variant.name, "sample");
+    measurement baseline = {0};
+    int failed = !draw_bench(&st->bench, c, 50, &s, fast_topk_variant.name, "sample", &baseline);
+    if (stage_chosen(st, flashinfer_topk_variant.name))
+        failed += !flashinfer_draw_bench(&st->bench, c, 50, &s, "sample", &baseline);
     draw_run_destroy(&s);
-    return !pass;
+    return failed;
 }
 
 /* One line for each chosen library variant this build or GPU lacks, and why. */
@@ -481,7 +484,8 @@ static int custom_run(const stage_context *st, request *q, const char **failed_a
         drawn = draw_run_create(&c, q->k, draw->params, draws_split(draw->drawer, &c));
         printf("\n");
         title(st, "A token a row drawn from the top K, fused into the kernel (every token checked).");
-        failed += !draw_bench(&st->bench, &c, q->k, &drawn, draw->drawer->name, "sample");
+        measurement baseline = {0};
+        failed += !draw_bench(&st->bench, &c, q->k, &drawn, draw->drawer->name, "sample", &baseline);
     }
     *failed_answer = q->out.prefix ? write_outputs(st, q, &c, failed, draw ? &drawn : NULL) : NULL;
     if (draw)

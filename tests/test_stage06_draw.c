@@ -2,11 +2,12 @@
  * On the CPU (run everywhere): Philox4x32-10 against the published known answers, and the fp64
  * reference draw on rows worked out by hand: T -> 0 is the argmax, P = 1 is plain top-K sampling,
  * all the mass on one token, the cuts of top-p and min-p, ties, masked logits, per-row parameters,
- * the verification's rule for a draw near a boundary, and a chi-square test of the reference's draws
- * against the exact distribution.
+ * the verification's rule for a draw near a boundary, the rule for another sampler's tokens, and a
+ * chi-square test of the reference's draws against the exact distribution.
  * On the GPU (each skips without one): every token the reference's on random rows, through fast_row
  * and fast_split, float32 and bf16; the same chi-square test of the kernel's draws; the edge cases;
- * per-row arrays; the same tokens whichever kernel draws a row; rows full of ties. */
+ * per-row arrays; the same tokens whichever kernel draws a row; rows full of ties; FlashInfer's
+ * sampler by the draw's rule. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -234,6 +235,61 @@ Test(draw_reference, verification_accepts_a_neighbour_only_near_a_boundary)
     p = 0.3f;
     lp = NAN;
     cr_expect_not(verify_draw(&token, &p, &lp, &ref, ranked, 4, 1).pass, "a NaN log-probability");
+}
+
+/* The kept distribution's rank: four equal logits, nothing cut, are ranks 0 to 3 equally. */
+Test(draw_reference, kept_rank_mean_and_variance)
+{
+    const float x[4] = {1.0f, 1.0f, 1.0f, 1.0f};
+    const drawn_token d = draw_one(x, 4, 4, 1.0f, 1.0f, 0.0f, 5, 0);
+    cr_expect(fabs(d.rank_mean - 1.5) < 1e-12 && fabs(d.rank_var - 1.25) < 1e-12, "mean %g, variance %g",
+              d.rank_mean, d.rank_var);
+}
+
+/* The rule for another sampler's tokens, on 2048 rows of 64 logits, K = 20, T = 0.8, top-p 0.9:
+ * draws from other random numbers pass; the best token every time fails the rank test (and
+ * passes it on fewer than DRAW_RANK_ROWS rows, which skip it); a token past the kept ones, or one
+ * marked invalid, fails; the next token after the kept ones passes only within the cut's margin. */
+Test(draw_reference, rule_check_takes_other_draws_and_refuses_greedy)
+{
+    enum { ROWS = 2048, COLS = 64, K = 20 };
+    float *x = malloc(sizeof(float) * ROWS * COLS);
+    int *ranked = malloc(sizeof(int) * ROWS * K), *tokens = malloc(sizeof(int) * ROWS);
+    double *prob = malloc(sizeof(double) * ROWS * K);
+    drawn_token *ref = malloc(sizeof(drawn_token) * ROWS), *other = malloc(sizeof(drawn_token) * ROWS);
+    bool *valid = malloc(sizeof(bool) * ROWS);
+    for (int i = 0; i < ROWS * COLS; i++)
+        x[i] = (float)((i * 2654435761u >> 7) % 4096) / 1024.0f;
+    reference_topk(x, ROWS, COLS, K, ranked, prob);
+    const draw_params mine = {.temperature = 0.8f, .top_p = 0.9f, .seed = 1}, theirs = {.temperature = 0.8f,
+                                                                                         .top_p = 0.9f, .seed = 2};
+    reference_draw(x, ROWS, COLS, ranked, K, K, &mine, ref);
+    reference_draw(x, ROWS, COLS, ranked, K, K, &theirs, other);
+    for (int r = 0; r < ROWS; r++)
+        tokens[r] = other[r].token, valid[r] = true;
+    const draw_check fair = verify_draw_by_rule(tokens, valid, ref, ranked, K, ROWS);
+    cr_expect(fair.pass && fair.token_errors == 0, "other draws: %zu errors, rank z %.2f", fair.token_errors,
+              fair.rank_z);
+    for (int r = 0; r < ROWS; r++)
+        tokens[r] = ranked[r * K];
+    const draw_check greedy = verify_draw_by_rule(tokens, valid, ref, ranked, K, ROWS);
+    cr_expect(!greedy.pass && greedy.token_errors == 0 && greedy.rank_z < -DRAW_RANK_Z, "greedy: rank z %.2f",
+              greedy.rank_z);
+    cr_expect(verify_draw_by_rule(tokens, valid, ref, ranked, K, DRAW_RANK_ROWS - 1).pass, "too few rows to test");
+    tokens[0] = ranked[ref[0].kept + 1 < K ? ref[0].kept + 1 : K - 1];
+    cr_expect_not(verify_draw_by_rule(tokens, valid, ref, ranked, K, 1).pass, "a token past the kept ones");
+    tokens[0] = ranked[0];
+    valid[0] = false;
+    cr_expect_not(verify_draw_by_rule(tokens, valid, ref, ranked, K, 1).pass, "a row marked invalid");
+    valid[0] = true;
+    cr_assert(ref[0].kept < K, "row 0 keeps fewer than K");
+    tokens[0] = ranked[ref[0].kept];
+    ref[0].cut_margin = 0.1;
+    cr_expect_not(verify_draw_by_rule(tokens, valid, ref, ranked, K, 1).pass, "the next token, far from the cut");
+    ref[0].cut_margin = 1e-7;
+    const draw_check near = verify_draw_by_rule(tokens, valid, ref, ranked, K, 1);
+    cr_expect(near.pass && near.near_boundary == 1, "the next token, within the cut's margin");
+    free(x), free(ranked), free(tokens), free(prob), free(ref), free(other), free(valid);
 }
 
 /* ---- A chi-square test of draws against the exact distribution ---- */
@@ -475,4 +531,33 @@ Test(stage06_draw, rows_full_of_ties)
             }
     }
     topk_case_destroy(&c);
+}
+
+/* FlashInfer's sampler, both of its paths (the masked one at V = 50257, the sorted one at 128256),
+ * checked by the draw's rule (verify_draw_by_rule); skips where it was built without its headers. */
+Test(stage06_draw, flashinfer_sampler_follows_the_rule)
+{
+    open_or_skip();
+    const char *why = flashinfer_draw_why_not(DTYPE_F32);
+    if (why)
+        cr_skip_test("flashinfer's sampler %s", why);
+    static const size_t vocabularies[] = {50257, 128256};
+    for (size_t v = 0; v < 2; v++) {
+        topk_case c = topk_case_create(512, vocabularies[v], DTYPE_F32, (input_spec){DIST_NORMAL, -3.0, 3.0},
+                                       1301 + v, 256);
+        static const int ks[] = {1, 50, 256};
+        /* T > 0 and no min-p: FlashInfer's call has neither greedy nor min-p. */
+        static const draw_params its[] = {{.temperature = 0.8f, .top_p = 0.9f, .seed = 1},
+                                          {.temperature = 1.0f, .top_p = 1.0f, .seed = 2},
+                                          {.temperature = 1.5f, .top_p = 0.95f, .seed = 3}};
+        for (size_t k = 0; k < 3; k++)
+            for (size_t i = 0; i < 3; i++) {
+                draw_run s = draw_run_create(&c, ks[k], its[i], false);
+                const draw_check d = flashinfer_draw_verify(&c, ks[k], &s);
+                cr_expect(d.pass, "V = %zu, K = %d, setting %zu: %zu token errors (first row %zu), rank z %.2f",
+                          vocabularies[v], ks[k], i, d.token_errors, d.first_bad_row, d.rank_z);
+                draw_run_destroy(&s);
+            }
+        topk_case_destroy(&c);
+    }
 }

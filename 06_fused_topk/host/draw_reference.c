@@ -23,9 +23,11 @@ drawn_token reference_draw_row(const float *logits, const int *ranked, int k, fl
 {
     const double x0 = logits[ranked[0]];
     if (temperature == 0.0f)
-        return (drawn_token){.token = ranked[0], .prob = 1.0, .logprob = 0.0, .margin = INFINITY, .kept = 1};
+        return (drawn_token){.token = ranked[0], .prob = 1.0, .logprob = 0.0, .margin = INFINITY, .kept = 1,
+                             .cut_margin = INFINITY};
     if (!(x0 > -INFINITY)) /* every logit masked: no softmax, so no distribution to draw from */
-        return (drawn_token){.token = ranked[0], .prob = NAN, .logprob = NAN, .margin = INFINITY, .kept = 1};
+        return (drawn_token){.token = ranked[0], .prob = NAN, .logprob = NAN, .margin = INFINITY, .kept = 1,
+                             .cut_margin = INFINITY};
     const double t = temperature;
     double *cum = malloc((size_t)k * sizeof *cum);
     double total = 0.0, margin = INFINITY;
@@ -49,16 +51,23 @@ drawn_token reference_draw_row(const float *logits, const int *ranked, int k, fl
             near(cum[i], target, total, &margin);
     }
     const int kept = by_top_p < by_min_p ? by_top_p : by_min_p;
-    const double kept_total = cum[kept - 1];
+    const double kept_total = cum[kept - 1], cut_margin = margin;
     const double target = philox_uniform(seed, row) * kept_total;
     int drawn = 0;
     while (drawn < kept - 1 && cum[drawn] <= target)
         drawn++;
-    for (int i = 0; i < kept; i++)
+    double rank_sum = 0.0, rank_square_sum = 0.0;
+    for (int i = 0; i < kept; i++) {
         near(cum[i], target, kept_total, &margin);
+        const double p = (cum[i] - (i ? cum[i - 1] : 0.0)) / kept_total;
+        rank_sum += i * p;
+        rank_square_sum += (double)i * i * p;
+    }
     const double scaled = (logits[ranked[drawn]] - x0) / t;
     const drawn_token d = {.token = ranked[drawn], .prob = exp(scaled) / kept_total,
-                           .logprob = scaled - log(kept_total), .margin = margin, .kept = kept};
+                           .logprob = scaled - log(kept_total), .margin = margin, .kept = kept,
+                           .cut_margin = cut_margin, .rank_mean = rank_sum,
+                           .rank_var = fmax(0.0, rank_square_sum - rank_sum * rank_sum)};
     free(cum);
     return d;
 }
@@ -104,5 +113,41 @@ draw_check verify_draw(const int *tokens, const float *probs, const float *logpr
     if (v.nonfinite)
         v.max_abs_err = v.max_rel_err = NAN;
     v.pass = v.token_errors == 0 && v.prob_failures == 0;
+    return v;
+}
+
+/* Where token sits in the row's ranking (ranked, ref_k deep), or ref_k if it is not there. */
+static int rank_of(int token, const int *ranked, int ref_k)
+{
+    int i = 0;
+    while (i < ref_k && ranked[i] != token)
+        i++;
+    return i;
+}
+
+draw_check verify_draw_by_rule(const int *tokens, const bool *valid, const drawn_token *ref, const int *ranked,
+                               int ref_k, size_t rows)
+{
+    draw_check v = {0};
+    bool first = true;
+    double rank_sum = 0.0, expected = 0.0, variance = 0.0;
+    for (size_t r = 0; r < rows; r++) {
+        const int rank = rank_of(tokens[r], ranked + r * (size_t)ref_k, ref_k);
+        bool ok = valid[r] && rank <= ref[r].kept && !isnan(ref[r].prob);
+        if (ok && rank == ref[r].kept) {
+            ok = ref[r].cut_margin < DRAW_MARGIN;
+            v.near_boundary += ok;
+        }
+        if (!ok) {
+            v.token_errors++;
+            if (first)
+                v.first_bad_row = r, first = false;
+        }
+        rank_sum += rank;
+        expected += ref[r].rank_mean;
+        variance += ref[r].rank_var;
+    }
+    v.rank_z = rows >= DRAW_RANK_ROWS && variance > 0.0 ? (rank_sum - expected) / sqrt(variance) : 0.0;
+    v.pass = v.token_errors == 0 && fabs(v.rank_z) <= DRAW_RANK_Z;
     return v;
 }

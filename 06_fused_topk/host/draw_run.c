@@ -84,7 +84,7 @@ static void run_job(void *ctx)
 static double worse(double a, double b) { return isnan(a) || isnan(b) ? NAN : fmax(a, b); }
 
 bool draw_bench(const bench_settings *b, topk_case *c, int k, draw_run *s, const char *name,
-                const char *experiment)
+                const char *experiment, measurement *baseline)
 {
     topk_check topk;
     const draw_check drawn = draw_run_check(s, c, k, &topk);
@@ -101,8 +101,7 @@ bool draw_bench(const bench_settings *b, topk_case *c, int k, draw_run *s, const
     row.check.max_rel_err = worse(row.check.max_rel_err, drawn.max_rel_err);
     row.check.pass = topk.pass && drawn.pass;
     draw_job job = {s, c, k};
-    measurement baseline = {0};
-    bench_time(b, run_job, &job, (double)c->rows * (double)c->cols * (double)dtype_size(c->dtype), &baseline,
+    bench_time(b, run_job, &job, (double)c->rows * (double)c->cols * (double)dtype_size(c->dtype), baseline,
                &row.measured);
     topk_timing_row(&row, b->relative);
     if (drawn.near_boundary)
@@ -110,5 +109,101 @@ bool draw_bench(const bench_settings *b, topk_case *c, int k, draw_run *s, const
                drawn.near_boundary, c->rows, DRAW_MARGIN);
     if (b->csv)
         topk_csv_row(b->csv, &row);
+    return row.check.pass;
+}
+
+typedef struct {
+    const topk_case *c;
+    int k;
+    const draw_params *how;
+    int *tokens;
+    bool *valid;
+    void *workspace;
+    int launches;
+} library_draw_job;
+
+static void run_library_draw(void *ctx)
+{
+    library_draw_job *job = ctx;
+    const topk_case *c = job->c;
+    job->launches = flashinfer_draw(c->x, c->rows, c->cols, job->k, job->how->temperature, job->how->top_p,
+                                    job->how->seed, job->tokens, job->valid, job->workspace);
+}
+
+static library_draw_job library_draw_create(const topk_case *c, int k, const draw_run *s)
+{
+    library_draw_job job = {.c = c, .k = k, .how = &s->host};
+    const size_t bytes = flashinfer_draw_workspace_bytes(c->rows, c->cols, k);
+    CUDA_CHECK(cudaMalloc(&job.workspace, bytes));
+    CUDA_CHECK(cudaMemset(job.workspace, 0, bytes));
+    CUDA_CHECK(cudaMalloc((void **)&job.tokens, c->rows * sizeof(int)));
+    CUDA_CHECK(cudaMalloc((void **)&job.valid, c->rows * sizeof(bool)));
+    return job;
+}
+
+static void library_draw_destroy(library_draw_job *job)
+{
+    CUDA_CHECK(cudaFree(job->workspace));
+    CUDA_CHECK(cudaFree(job->tokens));
+    CUDA_CHECK(cudaFree(job->valid));
+}
+
+/* Poisons the outputs, draws once, checks the tokens by the draw's rule. */
+static draw_check library_draw_check(library_draw_job *job, const draw_run *s)
+{
+    const topk_case *c = job->c;
+    gpu_poison(job->tokens, c->rows * sizeof(int));
+    gpu_poison(job->valid, c->rows * sizeof(bool));
+    run_library_draw(job);
+    int *tokens = xmalloc(c->rows * sizeof(int), "the library's tokens");
+    unsigned char *flags = xmalloc(c->rows, "the library's valid flags");
+    bool *valid = xmalloc(c->rows * sizeof(bool), "the library's valid flags");
+    CUDA_CHECK(cudaMemcpy(tokens, job->tokens, c->rows * sizeof(int), cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(flags, job->valid, c->rows * sizeof(bool), cudaMemcpyDeviceToHost));
+    for (size_t r = 0; r < c->rows; r++)
+        valid[r] = flags[r] == 1; /* a poisoned byte is neither 0 nor 1 */
+    const draw_check drawn = verify_draw_by_rule(tokens, valid, s->ref, c->ref_idx, c->ref_k, c->rows);
+    free(tokens);
+    free(flags);
+    free(valid);
+    return drawn;
+}
+
+draw_check flashinfer_draw_verify(const topk_case *c, int k, const draw_run *s)
+{
+    library_draw_job job = library_draw_create(c, k, s);
+    const draw_check drawn = library_draw_check(&job, s);
+    library_draw_destroy(&job);
+    return drawn;
+}
+
+bool flashinfer_draw_bench(const bench_settings *b, topk_case *c, int k, const draw_run *s,
+                           const char *experiment, measurement *baseline)
+{
+    const char *why = flashinfer_draw_why_not(c->dtype);
+    if (why) {
+        printf("  flashinfer's sampler left out: it %s.\n", why);
+        return true;
+    }
+    library_draw_job job = library_draw_create(c, k, s);
+    const draw_check drawn = library_draw_check(&job, s);
+    /* Tokens only: the error columns stay 0, the index errors count the tokens outside the rule. */
+    topk_row row = {.experiment = experiment, .c = c, .k = k, .launches = job.launches,
+                    .bytes_per_row = flashinfer_draw_bytes_per_row(c->cols, k),
+                    .check = {.index_errors = drawn.token_errors, .first_bad_row = drawn.first_bad_row,
+                              .pass = drawn.pass},
+                    .measured = {.variant = flashinfer_topk_variant.name}};
+    bench_time(b, run_library_draw, &job, (double)c->rows * (double)c->cols * (double)dtype_size(c->dtype),
+               baseline, &row.measured);
+    topk_timing_row(&row, b->relative);
+    if (drawn.near_boundary)
+        printf("  (%zu of %zu rows drew the token after the kept ones, within %.0e of the cut)\n",
+               drawn.near_boundary, c->rows, DRAW_MARGIN);
+    if (fabs(drawn.rank_z) > DRAW_RANK_Z)
+        printf("  (its tokens' summed rank lies %.1f standard deviations from the kept distributions')\n",
+               drawn.rank_z);
+    if (b->csv)
+        topk_csv_row(b->csv, &row);
+    library_draw_destroy(&job);
     return row.check.pass;
 }

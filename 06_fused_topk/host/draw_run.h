@@ -1,6 +1,6 @@
 /* Stage 06's draw of one token a row (--sample, and the default run's `sample` rows): fast's top-K
  * with the draw fused in (fast/draw.cuh), checked against the fp64 reference (draw_reference.h) on
- * every row, and only then timed. */
+ * every row, and only then timed; and FlashInfer's sampler beside it, checked by the draw's rule. */
 #ifndef TOPK_DRAW_RUN_H
 #define TOPK_DRAW_RUN_H
 
@@ -29,9 +29,17 @@ void draw_run_destroy(draw_run *s);
 draw_check draw_run_check(draw_run *s, topk_case *c, int k, topk_check *topk);
 
 /* Checks, then times the top-K with the draw; prints the row (its variant `name`) and appends it to
- * the CSV as `experiment`. Returns whether it passed. */
+ * the CSV as `experiment`, compared with *baseline (bench_time says how). Returns whether it passed. */
 bool draw_bench(const bench_settings *b, topk_case *c, int k, draw_run *s, const char *name,
-                const char *experiment);
+                const char *experiment, measurement *baseline);
+
+/* FlashInfer's sampler (flashinfer_draw) on the same case and settings as s: a token a row, checked
+ * by the draw's rule against s's reference draws (verify_draw_by_rule), then timed and printed as
+ * the row `flashinfer`; or one line saying why it is left out (then it passes). */
+bool flashinfer_draw_bench(const bench_settings *b, topk_case *c, int k, const draw_run *s,
+                           const char *experiment, measurement *baseline);
+/* Its check alone: poisons the outputs, draws once, returns verify_draw_by_rule's verdict. */
+draw_check flashinfer_draw_verify(const topk_case *c, int k, const draw_run *s);
 
 #ifdef __cplusplus
 }
