@@ -120,6 +120,7 @@ typedef struct {
     bool *valid;
     void *workspace;
     int launches;
+    drawn_token *rule; /* the reference's draws with each row's ties kept (library_draw_create) */
 } library_draw_job;
 
 static void run_library_draw(void *ctx)
@@ -130,9 +131,29 @@ static void run_library_draw(void *ctx)
                                     job->how->seed, job->tokens, job->valid, job->workspace);
 }
 
+/* FlashInfer breaks no ties: a row may keep every logit tied with its K-th, so the rule's K for a
+ * row is K plus the logits after the K-th that tie with it (as deep as the reference goes). */
+static drawn_token *draws_with_ties_kept(const topk_case *c, int k, const draw_params *how)
+{
+    int *ks = xmalloc(c->rows * sizeof(int), "each row's K with its ties");
+    for (size_t r = 0; r < c->rows; r++) {
+        const int *ranked = c->ref_idx + r * (size_t)c->ref_k;
+        const float *x = c->x_host + r * c->cols;
+        ks[r] = k;
+        while (ks[r] < c->ref_k && x[ranked[ks[r]]] == x[ranked[k - 1]])
+            ks[r]++;
+    }
+    draw_params tied = *how;
+    tied.ks = ks;
+    drawn_token *rule = xmalloc(c->rows * sizeof *rule, "the reference's draws with ties kept");
+    reference_draw(c->x_host, c->rows, c->cols, c->ref_idx, c->ref_k, c->ref_k, &tied, rule);
+    free(ks);
+    return rule;
+}
+
 static library_draw_job library_draw_create(const topk_case *c, int k, const draw_run *s)
 {
-    library_draw_job job = {.c = c, .k = k, .how = &s->host};
+    library_draw_job job = {.c = c, .k = k, .how = &s->host, .rule = draws_with_ties_kept(c, k, &s->host)};
     const size_t bytes = flashinfer_draw_workspace_bytes(c->rows, c->cols, k);
     CUDA_CHECK(cudaMalloc(&job.workspace, bytes));
     CUDA_CHECK(cudaMemset(job.workspace, 0, bytes));
@@ -146,10 +167,11 @@ static void library_draw_destroy(library_draw_job *job)
     CUDA_CHECK(cudaFree(job->workspace));
     CUDA_CHECK(cudaFree(job->tokens));
     CUDA_CHECK(cudaFree(job->valid));
+    free(job->rule);
 }
 
 /* Poisons the outputs, draws once, checks the tokens by the draw's rule. */
-static draw_check library_draw_check(library_draw_job *job, const draw_run *s)
+static draw_check library_draw_check(library_draw_job *job)
 {
     const topk_case *c = job->c;
     gpu_poison(job->tokens, c->rows * sizeof(int));
@@ -162,7 +184,16 @@ static draw_check library_draw_check(library_draw_job *job, const draw_run *s)
     CUDA_CHECK(cudaMemcpy(flags, job->valid, c->rows * sizeof(bool), cudaMemcpyDeviceToHost));
     for (size_t r = 0; r < c->rows; r++)
         valid[r] = flags[r] == 1; /* a poisoned byte is neither 0 nor 1 */
-    const draw_check drawn = verify_draw_by_rule(tokens, valid, s->ref, c->ref_idx, c->ref_k, c->rows);
+    const draw_check drawn = verify_draw_by_rule(tokens, valid, job->rule, c->ref_idx, c->ref_k, c->rows);
+    if (drawn.token_errors) {
+        const size_t r = drawn.first_bad_row;
+        const int *ranked = c->ref_idx + r * (size_t)c->ref_k;
+        int rank = 0;
+        while (rank < c->ref_k && ranked[rank] != tokens[r])
+            rank++;
+        printf("  (first bad row %zu: token %d, %s, at rank %d; the rule keeps ranks 0 to %d)\n", r, tokens[r],
+               valid[r] ? "valid" : "not valid", rank, job->rule[r].kept - 1);
+    }
     free(tokens);
     free(flags);
     free(valid);
@@ -172,7 +203,7 @@ static draw_check library_draw_check(library_draw_job *job, const draw_run *s)
 draw_check flashinfer_draw_verify(const topk_case *c, int k, const draw_run *s)
 {
     library_draw_job job = library_draw_create(c, k, s);
-    const draw_check drawn = library_draw_check(&job, s);
+    const draw_check drawn = library_draw_check(&job);
     library_draw_destroy(&job);
     return drawn;
 }
@@ -186,7 +217,7 @@ bool flashinfer_draw_bench(const bench_settings *b, topk_case *c, int k, const d
         return true;
     }
     library_draw_job job = library_draw_create(c, k, s);
-    const draw_check drawn = library_draw_check(&job, s);
+    const draw_check drawn = library_draw_check(&job);
     /* Tokens only: the error columns stay 0, the index errors count the tokens outside the rule. */
     topk_row row = {.experiment = experiment, .c = c, .k = k, .launches = job.launches,
                     .bytes_per_row = flashinfer_draw_bytes_per_row(c->cols, k),

@@ -34,8 +34,9 @@ bool draw_bench(const bench_settings *b, topk_case *c, int k, draw_run *s, const
                 const char *experiment, measurement *baseline);
 
 /* FlashInfer's sampler (flashinfer_draw) on the same case and settings as s: a token a row, checked
- * by the draw's rule against s's reference draws (verify_draw_by_rule), then timed and printed as
- * the row `flashinfer`; or one line saying why it is left out (then it passes). */
+ * by the draw's rule (verify_draw_by_rule) against the reference's draws with each row's logits tied
+ * with the K-th kept too (FlashInfer breaks no ties), then timed and printed as the row
+ * `flashinfer`; or one line saying why it is left out (then it passes). */
 bool flashinfer_draw_bench(const bench_settings *b, topk_case *c, int k, const draw_run *s,
                            const char *experiment, measurement *baseline);
 /* Its check alone: poisons the outputs, draws once, returns verify_draw_by_rule's verdict. */
