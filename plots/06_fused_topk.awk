@@ -430,24 +430,25 @@ function served_shape(f, variant) {
 }
 
 # Where the run has fast_logits' rows (fast without its softmax): its count against the top-K alone
-# (cub_topk, flashinfer) over every shape where both ran, naming each shape where one was faster.
-function logits_alone_count(    f, r, key, seen, best, shapes, lost, w) {
-    shapes = 0; lost = ""
+# (cub_topk, flashinfer) over every shape where both ran, into la_shapes and la_lost (each shape
+# where one was faster, joined by "; ").
+function logits_alone_tally(    f, r, key, seen, best) {
+    la_shapes = 0; la_lost = ""
     for (f = 1; f <= nrows; f++) {
         if ((key = served_shape(f, "fast_logits")) == "" || key in seen) continue
         best = same_shape(f, "cub_topk")
         if ((r = same_shape(f, "flashinfer")) && (!best || val[r, "median_ms"] < val[best, "median_ms"])) best = r
         if (!best) continue
         seen[key] = 1
-        shapes++
+        la_shapes++
         if (val[best, "median_ms"] < val[f, "median_ms"])
-            lost = lost (lost == "" ? "" : "; ") shape_text(f) ": " val[best, "variant"] " " \
+            la_lost = la_lost (la_lost == "" ? "" : "; ") shape_text(f) ": " val[best, "variant"] " " \
                 times(val[f, "median_ms"] / val[best, "median_ms"]) " faster"
     }
-    if (!shapes) return
-    printf "\nWithout its softmax (`fast_logits`: the top-K alone, sorted), fast is the fastest at %d of %d shapes%s\n", \
-        shapes - split(lost, w, "; "), shapes, lost == "" ? "." : "; not at " lost "."
 }
+
+# The tally's number of shapes where fast_logits was the fastest.
+function logits_alone_wins(    w) { return la_shapes - (la_lost == "" ? 0 : split(la_lost, w, "; ")) }
 
 # The table of chosen shapes, then the count over every shape of the run where fast and a library
 # both ran, naming each shape where a library was faster. The same count, in one sentence, for the
@@ -504,7 +505,10 @@ function libraries_block(    picks, n, p, f, j, r, w, lib, shapes, lost, seen, k
         print ""
         printf "Over all %d shapes of the run with a library row, fast is the fastest at %d%s\n", shapes, \
             shapes - split(lost, w, "; "), lost == "" ? "." : "; not at " lost "."
-        logits_alone_count()
+        logits_alone_tally()
+        if (la_shapes)
+            printf "\nWithout its softmax (`fast_logits`: the top-K alone, sorted), fast is the fastest at %d of %d shapes%s\n", \
+                logits_alone_wins(), la_shapes, la_lost == "" ? "." : "; not at " la_lost "."
     }
     block("libraries_claim")
     if (!shapes) {
@@ -515,6 +519,9 @@ function libraries_block(    picks, n, p, f, j, r, w, lib, shapes, lost, seen, k
             shapes - nlost, shapes, !nlost ? "" : sprintf("; at the other %d (%s rows) %s%s is %s faster", nlost, \
                 fewest == most ? fewest : fewest " to " most, who, who ~ /library|torch/ ? "" : " (logits alone)", \
                 lo == hi ? times(lo) : sprintf("%.2f–%s", lo, times(hi)))
+        if (la_shapes)
+            printf "Without its softmax (`fast_logits`), against the top-K alone: the fastest at %d of %d.\n", \
+                logits_alone_wins(), la_shapes
         print ""
         print provenance_line(gpu_name(meta["gpu"]), meta["date"], meta["code"], meta["sources"], stage_of(FILENAME))
     }
