@@ -82,10 +82,11 @@ bool fast_takes_split(size_t rows, logit_dtype dtype);
  * memory of flashinfer_draw_workspace_bytes. Returns its launches, a library call counted as one. */
 int flashinfer_draw(const float *x, size_t rows, size_t cols, int k, float temperature, float top_p, uint64_t seed,
                     int *tokens, bool *valid, void *workspace);
-/* Why it cannot draw from logits of dtype here, as a phrase ("needs ..."), or NULL when it can. */
-const char *flashinfer_draw_why_not(logit_dtype dtype);
+/* Why it cannot draw from logits of dtype as `how` asks, as a phrase ("needs ..."), or NULL when it
+ * can: scalar settings only, T > 0, no min-p, float32. */
+const char *flashinfer_draw_why_not(logit_dtype dtype, const draw_params *how);
 size_t flashinfer_draw_workspace_bytes(size_t rows, size_t cols, int k);
-/* The DRAM bytes its path moves a row (the masked path passes over the whole row six times). */
+/* A floor on the DRAM bytes its path moves a row (the masked path passes over the row 7 times). */
 double flashinfer_draw_bytes_per_row(size_t cols, int k);
 
 #ifdef __cplusplus

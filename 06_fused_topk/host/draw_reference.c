@@ -116,13 +116,13 @@ draw_check verify_draw(const int *tokens, const float *probs, const float *logpr
     return v;
 }
 
-/* Where token sits in the row's ranking (ranked, ref_k deep), or ref_k if it is not there. */
+/* Where token sits in the row's ranking (ranked, ref_k deep), or -1 if it is not there. */
 static int rank_of(int token, const int *ranked, int ref_k)
 {
-    int i = 0;
-    while (i < ref_k && ranked[i] != token)
-        i++;
-    return i;
+    for (int i = 0; i < ref_k; i++)
+        if (ranked[i] == token)
+            return i;
+    return -1;
 }
 
 draw_check verify_draw_by_rule(const int *tokens, const bool *valid, const drawn_token *ref, const int *ranked,
@@ -130,10 +130,10 @@ draw_check verify_draw_by_rule(const int *tokens, const bool *valid, const drawn
 {
     draw_check v = {0};
     bool first = true;
-    double rank_sum = 0.0, expected = 0.0, variance = 0.0;
+    double rank_sum = 0.0, expected = 0.0, variance = 0.0, reach = 0.0;
     for (size_t r = 0; r < rows; r++) {
         const int rank = rank_of(tokens[r], ranked + r * (size_t)ref_k, ref_k);
-        bool ok = valid[r] && rank <= ref[r].kept && !isnan(ref[r].prob);
+        bool ok = valid[r] && rank >= 0 && rank <= ref[r].kept && !isnan(ref[r].prob);
         if (ok && rank == ref[r].kept) {
             ok = ref[r].cut_margin < DRAW_MARGIN;
             v.near_boundary += ok;
@@ -142,12 +142,17 @@ draw_check verify_draw_by_rule(const int *tokens, const bool *valid, const drawn
             v.token_errors++;
             if (first)
                 v.first_bad_row = r, first = false;
+            continue;
         }
         rank_sum += rank;
         expected += ref[r].rank_mean;
         variance += ref[r].rank_var;
+        reach = fmax(reach, fmax(ref[r].rank_mean, ref[r].kept - ref[r].rank_mean));
     }
-    v.rank_z = rows >= DRAW_RANK_ROWS && variance > 0.0 ? (rank_sum - expected) / sqrt(variance) : 0.0;
-    v.pass = v.token_errors == 0 && fabs(v.rank_z) <= DRAW_RANK_Z;
+    /* Bernstein: P(|S - E| >= t) <= 2 exp(-t^2 / (2 (V + reach t / 3))) for independent ranks. */
+    const double t = fabs(rank_sum - expected);
+    v.rank_z = variance > 0.0 ? (rank_sum - expected) / sqrt(variance) : 0.0;
+    v.rank_bound = t > 0.0 ? fmin(1.0, 2.0 * exp(-t * t / (2.0 * (variance + reach * t / 3.0)))) : 1.0;
+    v.pass = v.token_errors == 0 && v.rank_bound >= DRAW_RANK_P;
     return v;
 }

@@ -90,27 +90,27 @@ typedef struct {
     size_t nonfinite;
     double max_abs_err, max_rel_err; /* of the probabilities */
     size_t first_bad_row;
-    double rank_z;         /* verify_draw_by_rule's: see there */
+    double rank_z, rank_bound; /* verify_draw_by_rule's: see there */
     bool pass;
 } draw_check;
 
 draw_check verify_draw(const int *tokens, const float *probs, const float *logprobs, const drawn_token *ref,
                        const int *ranked, int ref_k, size_t rows);
 
-/* Why 6 and 256: over 256 rows or more the summed rank is close to normal, and a sampler that draws
- * from the right distribution lands beyond 6 standard deviations about once in 5e8 runs; one that
- * always takes the best token, at the default run's 8192 rows, lands more than 100 away. Fewer
- * rows skip the test: one row's rank can be rare without being wrong. */
-#define DRAW_RANK_Z 6.0
-#define DRAW_RANK_ROWS 256
+/* Why 1e-9: Bernstein's inequality bounds how far the summed rank of independent draws from the kept
+ * distributions strays from its expectation; a bound below DRAW_RANK_P, which a right sampler meets
+ * less than once in 1e9 runs whatever the rows, fails the check. One that always takes the best
+ * token, at the default run's 8192 rows, gets a bound under 1e-1000; a single row never fails it,
+ * so a batch of one tests membership alone, and one token too few kept is within it at 8192 rows. */
+#define DRAW_RANK_P 1e-9
 
 /* A draw from other random numbers (a library's sampler), which cannot match the reference's token
  * by token, checked by the draw's rule instead: each row's token must be valid (valid[r]) and among
  * the reference's kept ones, or the next one in a row whose cuts lie within DRAW_MARGIN of their
- * boundary (counted in near_boundary). And over DRAW_RANK_ROWS rows or more, the tokens must follow
- * the kept distributions: their ranks, summed over the rows, within DRAW_RANK_Z standard deviations
- * of that sum's expectation (rank_z, the distance in standard deviations; 0 with fewer rows). Only token_errors, near_boundary, first_bad_row
- * and rank_z are set; there are no probabilities to check. */
+ * boundary (counted in near_boundary). And the tokens must follow the kept distributions: the
+ * bound on their summed rank's distance from its expectation (rank_bound) at least DRAW_RANK_P;
+ * rank_z is that distance in standard deviations. Only token_errors, near_boundary, first_bad_row,
+ * rank_z and rank_bound are set; there are no probabilities to check. */
 draw_check verify_draw_by_rule(const int *tokens, const bool *valid, const drawn_token *ref, const int *ranked,
                                int ref_k, size_t rows);
 

@@ -131,8 +131,10 @@ static void run_library_draw(void *ctx)
                                     job->how->seed, job->tokens, job->valid, job->workspace);
 }
 
-/* FlashInfer breaks no ties: a row may keep every logit tied with its K-th, so the rule's K for a
- * row is K plus the logits after the K-th that tie with it (as deep as the reference goes). */
+/* FlashInfer breaks no ties: a row may keep every logit tied with its K-th, and its top-p takes
+ * every token tied with the last one the cut keeps. So the rule's K for a row is K plus the logits
+ * after the K-th that tie with it (as deep as the reference goes), and its kept ones run on over
+ * the logits tied with the last kept. */
 static drawn_token *draws_with_ties_kept(const topk_case *c, int k, const draw_params *how)
 {
     int *ks = xmalloc(c->rows * sizeof(int), "each row's K with its ties");
@@ -147,6 +149,13 @@ static drawn_token *draws_with_ties_kept(const topk_case *c, int k, const draw_p
     tied.ks = ks;
     drawn_token *rule = xmalloc(c->rows * sizeof *rule, "the reference's draws with ties kept");
     reference_draw(c->x_host, c->rows, c->cols, c->ref_idx, c->ref_k, c->ref_k, &tied, rule);
+    for (size_t r = 0; r < c->rows; r++) {
+        const int *ranked = c->ref_idx + r * (size_t)c->ref_k;
+        const float *x = c->x_host + r * c->cols;
+        const float last = x[ranked[rule[r].kept - 1]];
+        while (rule[r].kept < ks[r] && x[ranked[rule[r].kept]] == last)
+            rule[r].kept++;
+    }
     free(ks);
     return rule;
 }
@@ -211,7 +220,7 @@ draw_check flashinfer_draw_verify(const topk_case *c, int k, const draw_run *s)
 bool flashinfer_draw_bench(const bench_settings *b, topk_case *c, int k, const draw_run *s,
                            const char *experiment, measurement *baseline)
 {
-    const char *why = flashinfer_draw_why_not(c->dtype);
+    const char *why = flashinfer_draw_why_not(c->dtype, &s->host);
     if (why) {
         printf("  flashinfer's sampler left out: it %s.\n", why);
         return true;
@@ -230,9 +239,9 @@ bool flashinfer_draw_bench(const bench_settings *b, topk_case *c, int k, const d
     if (drawn.near_boundary)
         printf("  (%zu of %zu rows drew the token after the kept ones, within %.0e of the cut)\n",
                drawn.near_boundary, c->rows, DRAW_MARGIN);
-    if (fabs(drawn.rank_z) > DRAW_RANK_Z)
-        printf("  (its tokens' summed rank lies %.1f standard deviations from the kept distributions')\n",
-               drawn.rank_z);
+    if (drawn.rank_bound < DRAW_RANK_P)
+        printf("  (its tokens' summed rank lies %.1f standard deviations from the kept distributions': "
+               "a chance under %.0e)\n", drawn.rank_z, DRAW_RANK_P);
     if (b->csv)
         topk_csv_row(b->csv, &row);
     library_draw_destroy(&job);

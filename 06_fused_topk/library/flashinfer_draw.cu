@@ -22,8 +22,7 @@ static bool sorted_path(size_t cols, int k) { return cols >= 65536 && k <= 256 &
 
 static __global__ void gather_kernel(const int *indices, const int *local, int k, size_t rows, int *tokens)
 {
-    const size_t r = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-    if (r < rows)
+    for (size_t r = blockIdx.x * (size_t)blockDim.x + threadIdx.x; r < rows; r += (size_t)gridDim.x * blockDim.x)
         tokens[r] = indices[r * k + local[r]];
 }
 
@@ -78,9 +77,13 @@ extern "C" int flashinfer_draw(const float *x, size_t rows, size_t cols, int k, 
     return 3;
 }
 
-extern "C" const char *flashinfer_draw_why_not(logit_dtype dtype)
+extern "C" const char *flashinfer_draw_why_not(logit_dtype dtype, const draw_params *how)
 {
-    return dtype == DTYPE_F32 ? NULL : "takes float32 logits here";
+    if (dtype != DTYPE_F32)
+        return "takes float32 logits here";
+    if (how->temperatures || how->top_ps || how->ks)
+        return "takes one T, top-p and K for every row";
+    return how->temperature > 0.0f && how->min_p == 0.0f ? NULL : "takes T > 0 and no min-p";
 }
 
 extern "C" size_t flashinfer_draw_workspace_bytes(size_t rows, size_t cols, int k)
@@ -89,10 +92,10 @@ extern "C" size_t flashinfer_draw_workspace_bytes(size_t rows, size_t cols, int 
     return 2 * (size_t)FLASHINFER_STATE_BYTES + 2 * n * sizeof(float) + 2 * rows * k * sizeof(int);
 }
 
-// Row passes: sorted 1 read; masked mask 2, softmax 3, draw 1.
+// A floor in row passes: sorted 1; masked: mask 3, softmax 2, draw 2.
 extern "C" double flashinfer_draw_bytes_per_row(size_t cols, int k)
 {
-    return sorted_path(cols, k) ? cols * 4.0 + k * 24.0 : cols * 4.0 * 6;
+    return sorted_path(cols, k) ? cols * 4.0 + k * 24.0 : cols * 4.0 * 7;
 }
 #else
 extern "C" int flashinfer_draw(const float *x, size_t rows, size_t cols, int k, float temperature, float top_p,
@@ -103,9 +106,9 @@ extern "C" int flashinfer_draw(const float *x, size_t rows, size_t cols, int k, 
     die(1, "flashinfer: built without its headers");
 }
 
-extern "C" const char *flashinfer_draw_why_not(logit_dtype dtype)
+extern "C" const char *flashinfer_draw_why_not(logit_dtype dtype, const draw_params *how)
 {
-    (void)dtype;
+    (void)dtype, (void)how;
     return "needs FlashInfer's headers at build time: " FLASHINFER_STATUS;
 }
 
