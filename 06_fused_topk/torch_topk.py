@@ -133,7 +133,8 @@ def sample_rows(torch, rows, flush, ceiling_gbps, args):
         w = torch.exp((xd.gather(1, order) - xd.gather(1, order[:, :1])) / t)
         cum = w.cumsum(dim=1)
         kept = (cum < top_p * cum[:, -1:]).sum(dim=1, keepdim=True) + 1 if top_p < 1 else torch.full_like(cum[:, :1], k)
-        name, run = "torch", lambda: torch_sampler(torch, x, k, t, top_p)
+        def run():
+            return torch_sampler(torch, x, k, t, top_p)
         tokens = run().long().view(n_rows, 1)
         rank = torch.where(order == tokens, torch.arange(k, device=x.device), k).min(dim=1, keepdim=True).values
         index_errors = int((rank >= kept).sum())
@@ -152,7 +153,7 @@ def sample_rows(torch, rows, flush, ceiling_gbps, args):
         median = float(np.median(ms))
         gbps = n_rows * cols * SIZES[r["dtype"]] / (median * 1e-3) / 1e9
         ok = index_errors == 0 and bound >= 1e-9
-        out_rows.append(dict(r, variant=name, median_ms=f"{median:.6f}", min_ms=f"{ms.min():.6f}",
+        out_rows.append(dict(r, variant="torch", median_ms=f"{median:.6f}", min_ms=f"{ms.min():.6f}",
                              max_ms=f"{ms.max():.6f}", gbps=f"{gbps:.1f}",
                              pct_ceiling=f"{100 * gbps / ceiling_gbps:.2f}", ceiling_gbps=f"{ceiling_gbps:.1f}",
                              bytes_per_row=f"{cols * (SIZES[r['dtype']] + 8) + 8 * k}",  # x / T written, read
@@ -160,7 +161,7 @@ def sample_rows(torch, rows, flush, ceiling_gbps, args):
                              max_rel_err="nan", nonfinite="0", result="PASS" if ok else "FAIL", baseline="fast",
                              baseline_ms=r["median_ms"]))
         shape = f"{n_rows}x{cols}" if n_rows > 1 else f"{cols}"
-        print(f"{shape:>12} {r['dtype']:7} {k:>5}  {name:10} {median:9.4f} {gbps:6.0f} "
+        print(f"{shape:>12} {r['dtype']:7} {k:>5}  {'torch':10} {median:9.4f} {gbps:6.0f} "
               f"{100 * gbps / ceiling_gbps:6.1f}% {index_errors:8d}  {'PASS' if ok else 'FAIL'}  "
               f"{float(r['median_ms']) / median:6.2f}x (sample)")
     return out_rows

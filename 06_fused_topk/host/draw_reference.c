@@ -116,8 +116,7 @@ draw_check verify_draw(const int *tokens, const float *probs, const float *logpr
     return v;
 }
 
-/* Where token sits in the row's ranking (ranked, ref_k deep), or -1 if it is not there. */
-static int rank_of(int token, const int *ranked, int ref_k)
+int draw_rank_of(int token, const int *ranked, int ref_k)
 {
     for (int i = 0; i < ref_k; i++)
         if (ranked[i] == token)
@@ -132,7 +131,7 @@ draw_check verify_draw_by_rule(const int *tokens, const bool *valid, const drawn
     bool first = true;
     double rank_sum = 0.0, expected = 0.0, variance = 0.0, reach = 0.0;
     for (size_t r = 0; r < rows; r++) {
-        const int rank = rank_of(tokens[r], ranked + r * (size_t)ref_k, ref_k);
+        const int rank = draw_rank_of(tokens[r], ranked + r * (size_t)ref_k, ref_k);
         bool ok = valid[r] && rank >= 0 && rank <= ref[r].kept && !isnan(ref[r].prob);
         if (ok && rank == ref[r].kept) {
             ok = ref[r].cut_margin < DRAW_MARGIN;

@@ -97,6 +97,9 @@ typedef struct {
 draw_check verify_draw(const int *tokens, const float *probs, const float *logprobs, const drawn_token *ref,
                        const int *ranked, int ref_k, size_t rows);
 
+/* Where token sits in a row's ranking (ranked, ref_k deep), or -1 if it is not there. */
+int draw_rank_of(int token, const int *ranked, int ref_k);
+
 /* Why 1e-9: Bernstein's inequality bounds how far the summed rank of independent draws from the kept
  * distributions strays from its expectation; a bound below DRAW_RANK_P, which a right sampler meets
  * less than once in 1e9 runs whatever the rows, fails the check. One that always takes the best

@@ -134,29 +134,21 @@ static void run_library_draw(void *ctx)
 /* FlashInfer breaks no ties: a row may keep every logit tied with its K-th, and its top-p takes
  * every token tied with the last one the cut keeps. So the rule's K for a row is K plus the logits
  * after the K-th that tie with it (as deep as the reference goes), and its kept ones run on over
- * the logits tied with the last kept. */
+ * the logits tied with the last kept. `how` holds one setting for every row (flashinfer_draw_why_not). */
 static drawn_token *draws_with_ties_kept(const topk_case *c, int k, const draw_params *how)
 {
-    int *ks = xmalloc(c->rows * sizeof(int), "each row's K with its ties");
-    for (size_t r = 0; r < c->rows; r++) {
-        const int *ranked = c->ref_idx + r * (size_t)c->ref_k;
-        const float *x = c->x_host + r * c->cols;
-        ks[r] = k;
-        while (ks[r] < c->ref_k && x[ranked[ks[r]]] == x[ranked[k - 1]])
-            ks[r]++;
-    }
-    draw_params tied = *how;
-    tied.ks = ks;
     drawn_token *rule = xmalloc(c->rows * sizeof *rule, "the reference's draws with ties kept");
-    reference_draw(c->x_host, c->rows, c->cols, c->ref_idx, c->ref_k, c->ref_k, &tied, rule);
     for (size_t r = 0; r < c->rows; r++) {
         const int *ranked = c->ref_idx + r * (size_t)c->ref_k;
         const float *x = c->x_host + r * c->cols;
+        int tied_k = k;
+        while (tied_k < c->ref_k && x[ranked[tied_k]] == x[ranked[k - 1]])
+            tied_k++;
+        rule[r] = reference_draw_row(x, ranked, tied_k, how->temperature, how->top_p, how->min_p, how->seed, r);
         const float last = x[ranked[rule[r].kept - 1]];
-        while (rule[r].kept < ks[r] && x[ranked[rule[r].kept]] == last)
+        while (rule[r].kept < tied_k && x[ranked[rule[r].kept]] == last)
             rule[r].kept++;
     }
-    free(ks);
     return rule;
 }
 
@@ -196,10 +188,7 @@ static draw_check library_draw_check(library_draw_job *job)
     const draw_check drawn = verify_draw_by_rule(tokens, valid, job->rule, c->ref_idx, c->ref_k, c->rows);
     if (drawn.token_errors) {
         const size_t r = drawn.first_bad_row;
-        const int *ranked = c->ref_idx + r * (size_t)c->ref_k;
-        int rank = 0;
-        while (rank < c->ref_k && ranked[rank] != tokens[r])
-            rank++;
+        const int rank = draw_rank_of(tokens[r], c->ref_idx + r * (size_t)c->ref_k, c->ref_k);
         printf("  (first bad row %zu: token %d, %s, at rank %d; the rule keeps ranks 0 to %d)\n", r, tokens[r],
                valid[r] ? "valid" : "not valid", rank, job->rule[r].kept - 1);
     }

@@ -53,8 +53,9 @@ extern "C" int flashinfer_draw(const float *x, size_t rows, size_t cols, int k, 
                                uint64_t seed, int *tokens, bool *valid, void *workspace)
 {
     using namespace flashinfer::sampling;
-    int major;
-    CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0));
+    int device, major;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
     const bool pdl = major >= 9;
     const draw_space s = carve(workspace, rows, cols, k);
     float *logits = const_cast<float *>(x);
