@@ -10,7 +10,7 @@
 
 #include "../05_online/online_stat.cuh"
 #include "../common/check.h"
-#include "fast/logits16.cuh"
+#include "fast/logits16.cuh" // logit_to_float
 #include "fused_topk.h"
 
 #define ROWS_PER_BLOCK 4   // warps a block

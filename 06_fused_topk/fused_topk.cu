@@ -8,7 +8,7 @@
 //
 // This file, in reading order:
 //   unfused    stage 05's softmax, CUB's sort of every row, the first K copied out.
-//   fused      a warp per row; each lane keeps its K best in registers.
+//   fused      a warp per row; each lane keeps its best KMAX in registers.
 //   threshold  a warp per row with one bar, a vote a chunk, and a buffer.
 // Read next: main.c's default_run, then exercise.cu.
 //
@@ -138,8 +138,8 @@ static int unfused_topk(const void *x, logit_dtype dtype, size_t rows, size_t co
 }
 
 // ---- fused: K candidates in each lane's registers ----
-// Every lane folds its logits into its own (m, d) and keeps its K best in a sorted array. The warp
-// then combines the 32 statistics and merges the 32 arrays.
+// Every lane folds its logits into its own (m, d) and keeps its best KMAX (K rounded up to a power
+// of 2) in a sorted array. The warp then combines the 32 statistics and merges the 32 arrays.
 
 #define FUSED_WARPS 4 // rows per block of 128 threads
 
@@ -169,16 +169,16 @@ static __global__ void fused_warp_kernel(const float *__restrict__ x, size_t row
         s = online_stat_add(s, v);
         // A lane that fails skips the insertion; one that inserts stalls the other 31.
         if (ranks_before(v, (int)c, best[KMAX - 1], where[KMAX - 1])) {
-            // Slot j takes slot j-1's candidate, the new one, or keeps its own.
+            best[KMAX - 1] = v, where[KMAX - 1] = (int)c; // the last drops out
+            // The new key swaps upward to its place.
 #pragma unroll
-            for (int j = KMAX - 1; j > 0; j--) {
-                const bool above = ranks_before(v, (int)c, best[j - 1], where[j - 1]);
-                const bool here = ranks_before(v, (int)c, best[j], where[j]);
-                best[j] = above ? best[j - 1] : here ? v : best[j];
-                where[j] = above ? where[j - 1] : here ? (int)c : where[j];
-            }
-            if (ranks_before(v, (int)c, best[0], where[0]))
-                best[0] = v, where[0] = (int)c;
+            for (int j = KMAX - 1; j > 0; j--)
+                if (ranks_before(best[j], where[j], best[j - 1], where[j - 1])) {
+                    const float up = best[j];
+                    const int up_at = where[j];
+                    best[j] = best[j - 1], where[j] = where[j - 1];
+                    best[j - 1] = up, where[j - 1] = up_at;
+                }
         }
     }
     s = warp_combine(s);

@@ -1,6 +1,6 @@
 /* Stage 06's program: top-K of a softmax over rows of logits, unfused against fused, threshold and fast,
- * on the logits a language model emits for a batch of 64 sequences of 128 tokens (a row of 50257
- * per token, GPT-2's vocabulary), a sweep of K, 16-bit logits, a batch of one, and a token drawn
+ * on uniform logits of the shape a language model emits for a batch of 64 sequences of 128 tokens
+ * (a row of 50257 per token, GPT-2's vocabulary), a sweep of K, 16-bit logits, a batch of one, and a token drawn
  * from each row's top K; or on your own logits (--input) with the answer written as .npy
  * (--output), and with --sample a token a row drawn as well. */
 #include <stdio.h>
@@ -193,6 +193,7 @@ static int default_run(const stage_context *st)
     printf("\n");
 
     /* Normal logits (mean 0, sd 1), and logits shaped like a language model's (zipf: common/inputs.h). */
+    /* normal: mean (lo + hi) / 2 = 0, sd (hi - lo) / 6 = 1 */
     static const input_spec others[] = {{DIST_NORMAL, -3.0, 3.0}, {DIST_ZIPF, 0.0, 10.0}};
     static const topk_variant *const compared[] = {&library_topk_variant, &cub_topk_variant, &flashinfer_topk_variant,
                                                    &fast_topk_variant, &fast_logits_topk_variant};
