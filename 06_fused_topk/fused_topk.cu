@@ -9,7 +9,7 @@
 // This file, in reading order:
 //   unfused    stage 05's softmax, CUB's sort of every row, the first K copied out.
 //   fused      a warp per row; each lane keeps its best KMAX in registers.
-//   threshold  a warp per row with one bar, a vote a chunk, and a buffer.
+//   threshold  a warp per row with one threshold (bar), a vote a chunk, and a buffer.
 // Read next: main.c's default_run, then exercise.cu.
 //
 // Run:   make stage6 && ./run
@@ -197,7 +197,7 @@ static __global__ void fused_warp_kernel(const float *__restrict__ x, size_t row
             if (ranks_before(other, other_at, v, at))
                 v = other, at = other_at;
         }
-        if (at == where[0]) { // indices are unique
+        if (at == where[0]) { // unique: empty slots never win (K <= cols)
 #pragma unroll
             for (int i = 0; i < KMAX - 1; i++)
                 best[i] = best[i + 1], where[i] = where[i + 1];
@@ -244,7 +244,7 @@ static int fused_topk(const void *x, logit_dtype dtype, size_t rows, size_t cols
     return 1;
 }
 
-// ---- threshold: one bar for the whole warp ----
+// ---- threshold: one threshold (bar) for the whole warp ----
 // fused's lanes each test against their own K-th best, and one lane's insertion stalls the other
 // 31. Here the warp shares one bar: the K-th best key it has merged so far. A chunk of 128 logits
 // costs one test a logit and one vote, and most chunks stop there. The rare survivors are appended
@@ -341,7 +341,7 @@ static __global__ void threshold_warp_kernel(const float *__restrict__ x, size_t
                 buf[n + __popc(voted & lanemask_lt)] = {v[j], (int)(first + j * WARP_SIZE + lane)};
             n += __popc(voted);
         }
-        if (n - have > MERGE_MARK) { // next chunk still fits
+        if (n - have > MERGE_MARK) { // merge so the next chunk fits
             have = n = merge_best(buf, merges[warp], n, k);
             bar = bar_of(buf, have, k);
         }

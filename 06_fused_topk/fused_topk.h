@@ -22,7 +22,7 @@ extern const topk_variant cub_topk_variant;
 /* FlashInfer's top-K (its FilteredTopK kernel, ties to the lower index), logits_only too
  * (library/flashinfer_topk.cu; built where FlashInfer's headers are found, library/flashinfer.mk). */
 extern const topk_variant flashinfer_topk_variant;
-/* One warp per row, each lane a sorted register array of K candidates (K <= 32, float32). */
+/* One warp per row, each lane a sorted register array of KMAX >= K candidates (K <= 32, float32). */
 extern const topk_variant fused_topk_variant;
 /* One warp per row and one threshold for the warp: a vote a chunk, survivors appended by ballot
  * to a buffer in shared memory, merged into the best K (K <= 64, float32). */

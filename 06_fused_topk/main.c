@@ -1,7 +1,7 @@
 /* Stage 06's program: top-K of a softmax over rows of logits, unfused against fused, threshold and fast,
  * on uniform logits of the shape a language model emits for a batch of 64 sequences of 128 tokens
- * (a row of 50257 per token, GPT-2's vocabulary), a sweep of K, 16-bit logits, a batch of one, and a token drawn
- * from each row's top K; or on your own logits (--input) with the answer written as .npy
+ * (a row of 50257 per token, GPT-2's vocabulary), a sweep of K, 16-bit logits, a batch of one, a token
+ * drawn from each row's top K, a server's batches, normal and zipf logits, and a decode loop; or on your own logits (--input) with the answer written as .npy
  * (--output), and with --sample a token a row drawn as well. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -192,8 +192,8 @@ static int default_run(const stage_context *st)
             failed += batch_sweep(st, vocabularies[v], (logit_dtype)d, input, seed + 20 + 2 * v + d, 8192, "batch_sweep");
     printf("\n");
 
-    /* Normal logits (mean 0, sd 1), and logits shaped like a language model's (zipf: common/inputs.h). */
-    /* normal: mean (lo + hi) / 2 = 0, sd (hi - lo) / 6 = 1 */
+    /* Normal logits (mean (lo + hi) / 2 = 0, sd (hi - lo) / 6 = 1), and logits shaped like a language
+     * model's (zipf: common/inputs.h). */
     static const input_spec others[] = {{DIST_NORMAL, -3.0, 3.0}, {DIST_ZIPF, 0.0, 10.0}};
     static const topk_variant *const compared[] = {&library_topk_variant, &cub_topk_variant, &flashinfer_topk_variant,
                                                    &fast_topk_variant, &fast_logits_topk_variant};
