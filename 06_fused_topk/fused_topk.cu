@@ -94,12 +94,12 @@ static size_t unfused_workspace_bytes(size_t rows, size_t cols, int k, logit_dty
     return unfused_plan(NULL, rows, cols, dtype).total;
 }
 
-// A lower bound: logits read twice (16-bit ones widened first), probabilities and indices
-// written, one sort pass over the pairs, K pairs out.
+// A lower bound: logits read twice, probabilities and indices written, one sort pass over the
+// pairs, K pairs out. 16-bit logits are read once more, to write the float32 copy read twice.
 static double unfused_bytes_per_row(size_t rows, size_t cols, int k, logit_dtype dtype)
 {
     (void)rows;
-    const double widen = dtype == DTYPE_F32 ? 0.0 : 4.0;
+    const double widen = dtype == DTYPE_F32 ? 0.0 : 4.0 + 4.0; // the copy: written, one more read
     return (double)cols * (dtype_size(dtype) + widen + 4.0 + 4.0 + 4.0 + 16.0) + 16.0 * k;
 }
 
@@ -197,7 +197,7 @@ static __global__ void fused_warp_kernel(const float *__restrict__ x, size_t row
             if (ranks_before(other, other_at, v, at))
                 v = other, at = other_at;
         }
-        if (at == where[0]) { // unique: empty slots never win (K <= cols)
+        if (at == where[0]) { // only the winner's lane pops: K <= cols, so no empty slot wins
 #pragma unroll
             for (int i = 0; i < KMAX - 1; i++)
                 best[i] = best[i + 1], where[i] = where[i + 1];
@@ -245,7 +245,7 @@ static int fused_topk(const void *x, logit_dtype dtype, size_t rows, size_t cols
 }
 
 // ---- threshold: one threshold (bar) for the whole warp ----
-// fused's lanes each test against their own K-th best, and one lane's insertion stalls the other
+// fused's lanes each test against their own KMAX-th best, and one lane's insertion stalls the other
 // 31. Here the warp shares one bar: the K-th best key it has merged so far. A chunk of 128 logits
 // costs one test a logit and one vote, and most chunks stop there. The rare survivors are appended
 // to the warp's buffer in shared memory, each at the slot a ballot gives it; past MERGE_MARK new
