@@ -32,10 +32,10 @@ static __global__ void block_stats_kernel(const float *x, size_t n, float *block
 
 // Merges the pairs at first, first + stride, ... (below count) over the calling block, whose
 // threads must all call it, and gives every thread (M, S): the first sweep finds M, the second
-// adds the sums rescaled to it. The pair (-inf, 0) is the identity. The loads are __ldcg, from L2,
-// for merge_many_blocks_kernel's last block: other blocks of that kernel wrote its pairs, and this
-// SM's L1 may hold stale copies. A plain load would also see the pairs an earlier kernel wrote
-// (the first call's).
+// adds the sums rescaled to it. The pair (-inf, 0) is the identity. The loads are __ldcg (L2, not
+// L1) for the second call in merge_many_blocks_kernel: other blocks of the same kernel wrote those
+// pairs, and this SM's L1 may hold stale copies. The first call's, from an earlier kernel, are
+// safe either way.
 static __device__ void merge_stats(const float *stat_max, const float *stat_sum, size_t first, size_t count,
                             size_t stride, float *shared, float *merged_max, float *merged_sum)
 {

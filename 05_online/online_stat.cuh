@@ -22,10 +22,12 @@ __device__ __forceinline__ online_stat make_stat(float m, float d)
 
 #define ONLINE_IDENTITY make_stat(-INFINITY, 0.0f)
 
-// The sum d where the new max m is -inf. fmaxf gives -inf only when each of its inputs is -inf or
-// NaN (it returns the other input for a NaN), so `maxima`, the sum of those inputs, is -inf or
-// NaN. A NaN gives d = NaN. Otherwise each -inf weighs 0, not exp(-inf - -inf) = NaN, and no exp
-// is taken: d is 0 times `sums`, the sum of the d met: 0, or NaN if one was NaN.
+// The sum d where the new max m is -inf, so each input to fmaxf was -inf or NaN (fmaxf returns
+// the other input for a NaN). `maxima` sums those inputs, `sums` their d. No exp is taken
+// (exp(-inf - -inf) is NaN):
+//   inputs          maxima   d
+//   all -inf        -inf     sums * 0: 0, or NaN if a d was NaN
+//   one is NaN      NaN      NaN
 __device__ __forceinline__ float sum_while_empty(float maxima, float sums)
 {
     return maxima == -INFINITY ? sums * 0.0f : maxima;

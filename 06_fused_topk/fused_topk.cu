@@ -249,8 +249,9 @@ static int fused_topk(const void *x, logit_dtype dtype, size_t rows, size_t cols
 // 31. Here the warp shares one bar: the K-th best key it has merged so far. A chunk of 128 logits
 // costs one test a logit and one vote, and most chunks stop there. The rare survivors are appended
 // to the warp's buffer in shared memory, each at the slot a ballot gives it; past MERGE_MARK new
-// keys the buffer is merged into the kept K, which raises the bar. Each lane sums (m, d) in segments of 64 chunks,
-// so a long row's float sum grows its rounding error with the segments, not the logits.
+// keys the buffer is merged into the kept K, which raises the bar. Each lane sums (m, d) in
+// segments of 64 chunks, so a long row's float sum grows its rounding error with the segments, not
+// the logits.
 //
 //   buf: [ kept, best first | new candidates, unsorted | free ]
 //          0            have                         n
@@ -346,7 +347,7 @@ static __global__ void threshold_warp_kernel(const float *__restrict__ x, size_t
             bar = bar_of(buf, have, k);
         }
     }
-    merge_best(buf, merges[warp], n, k); // K <= cols: K kept
+    merge_best(buf, merges[warp], n, k); // n >= K: the bar was empty until K were kept
     s = warp_combine(online_stat_combine(s, part));
     for (int j = lane; j < k; j += WARP_SIZE) {
         indices[row * k + j] = buf[j].at;

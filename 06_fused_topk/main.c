@@ -1,8 +1,9 @@
 /* Stage 06's program: top-K of a softmax over rows of logits, unfused against fused, threshold and fast,
  * on uniform logits of the shape a language model emits for a batch of 64 sequences of 128 tokens
  * (a row of 50257 per token, GPT-2's vocabulary), a sweep of K, 16-bit logits, a batch of one, a token
- * drawn from each row's top K, a server's batches, normal and zipf logits, and a decode loop; or on your own logits (--input) with the answer written as .npy
- * (--output), and with --sample a token a row drawn as well. */
+ * drawn from each row's top K, a server's batches, normal and zipf logits, and a decode loop; or on
+ * your own logits (--input) with the answer written as .npy (--output), and with --sample a token a
+ * row drawn as well. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
