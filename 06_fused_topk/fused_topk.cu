@@ -197,7 +197,7 @@ static __global__ void fused_warp_kernel(const float *__restrict__ x, size_t row
             if (ranks_before(other, other_at, v, at))
                 v = other, at = other_at;
         }
-        if (at == where[0]) { // only the winner's lane pops: K <= cols, so no empty slot wins
+        if (at == where[0]) { // the winner's lane alone: indices are unique; K <= cols, so no empty slot wins
 #pragma unroll
             for (int i = 0; i < KMAX - 1; i++)
                 best[i] = best[i + 1], where[i] = where[i + 1];
@@ -347,7 +347,7 @@ static __global__ void threshold_warp_kernel(const float *__restrict__ x, size_t
             bar = bar_of(buf, have, k);
         }
     }
-    merge_best(buf, merges[warp], n, k); // n >= K: the bar was empty until K were kept
+    merge_best(buf, merges[warp], n, k); // all appended until K kept: n >= K
     s = warp_combine(online_stat_combine(s, part));
     for (int j = lane; j < k; j += WARP_SIZE) {
         indices[row * k + j] = buf[j].at;
