@@ -128,7 +128,7 @@ static int unfused_topk(const void *x, logit_dtype dtype, size_t rows, size_t co
     launches += online_rows_variant.run(logits, l.probs, rows, cols, NULL);
     iota_rows_kernel<<<grid, 256>>>(l.indices, l.offsets, rows, cols);
     CUDA_CHECK_LAUNCH("iota_rows_kernel");
-    CUDA_CHECK(cub::DeviceSegmentedRadixSort::SortPairsDescending(
+    CUDA_CHECK(cub::DeviceSegmentedRadixSort::SortPairsDescending( // cub_bytes: unfused_plan's NULL call
         l.cub_scratch, l.cub_bytes, logits, l.sorted_logits, l.indices, l.sorted_indices, (int)n, (int)rows,
         l.offsets, l.offsets + 1));
     take_k_kernel<<<(unsigned)ceil_div(rows * k, 256), 256>>>(l.probs, l.sorted_indices, rows, cols, k,
@@ -170,7 +170,7 @@ static __global__ void fused_warp_kernel(const float *__restrict__ x, size_t row
         // A lane that fails skips the insertion; one that inserts stalls the other 31.
         if (ranks_before(v, (int)c, best[KMAX - 1], where[KMAX - 1])) {
             best[KMAX - 1] = v, where[KMAX - 1] = (int)c; // the last drops out
-            // The new key swaps upward to its place.
+            // The new key swaps upward to its place; no break, so the loop unrolls.
 #pragma unroll
             for (int j = KMAX - 1; j > 0; j--)
                 if (ranks_before(best[j], where[j], best[j - 1], where[j - 1])) {
@@ -347,7 +347,8 @@ static __global__ void threshold_warp_kernel(const float *__restrict__ x, size_t
             bar = bar_of(buf, have, k);
         }
     }
-    merge_best(buf, merges[warp], n, k); // all appended until K kept: n >= K
+    // The bar was empty until K were kept, so every logit was appended until then: n >= K.
+    merge_best(buf, merges[warp], n, k);
     s = warp_combine(online_stat_combine(s, part));
     for (int j = lane; j < k; j += WARP_SIZE) {
         indices[row * k + j] = buf[j].at;
