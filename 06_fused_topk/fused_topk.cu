@@ -10,7 +10,7 @@
 //   unfused    stage 05's softmax, CUB's sort of every row, the first K copied out.
 //   fused      a warp per row; each lane keeps its best KMAX in registers.
 //   threshold  a warp per row with one threshold (bar), a vote a chunk, and a buffer.
-// Read next: main.c's default_run, then exercise.cu.
+// Read next: exercise.cu.
 //
 // Run:   make stage6 && ./run
 //        ./run --rows 8192 --cols 50257 --k 10 --variant threshold
