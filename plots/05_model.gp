@@ -24,7 +24,7 @@ draw = 'set multiplot layout 1, 2 title "05\\_online: measured time over the tim
              @gpu_keys; \
         set title "a softmax per row"; unset xlabel; unset logscale x; set format x "%g"; set xrange [-0.6:2.6]; \
         set xtics ("131072 x 128" 0, "4096 x 4096" 1, "8192 x 50257" 2); \
-        unset logscale y; set format y "%g"; set yrange [0:5]; set ylabel ratio_label; set key top right; \
+        unset logscale y; set format y "%g"; set yrange [0:5]; set ylabel ratio_label; set key top right font ",8"; \
         plot for [i = 1:nruns] run(i) using (at("cudnn", -0.27, i)):(softmax_ratio(i)) with boxes fs solid (bar_fill(i)) lc rgb "#888888" title once(i, "cuDNN (8 B/elem)"), \
              for [i = 1:nruns] run(i) using (at("block_per_row", 0, i)):(softmax_ratio(i)) with boxes fs solid (bar_fill(i)) lc rgb "#aa5500" title once(i, "block\\_per\\_row (16)"), \
              for [i = 1:nruns] run(i) using (at("online_rows", 0.27, i)):(softmax_ratio(i)) with boxes fs solid (bar_fill(i)) lc rgb "#0055aa" title once(i, "online\\_rows (8)"), \

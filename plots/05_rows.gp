@@ -14,8 +14,9 @@ set yrange [0:4800]
 set xtics ("131072 x 128" 0, "4096 x 4096" 1, "8192 x 50257" 2)
 set style fill solid 0.8 border -1
 set boxwidth 0.25 / nruns
-set key below horizontal maxcols 2
-set bmargin 3 + ceil((4 + nruns) / 2.0)
+# The key below the chart, one entry a line: its longer titles do not fit two a line.
+set key below vertical
+set bmargin 3 + 4 + nruns
 # Each bar has a cap at the copy ceiling of its run: the variants, and their offsets in a slot.
 array variant[3] = ["cudnn", "block_per_row", "online_rows"]
 array dx[3] = [-0.27, 0, 0.27]
