@@ -4,7 +4,7 @@
 # in one run). Prints the block that replaces <!-- BEGIN overview --> ... <!-- END overview --> in
 # README.md. Each file is read as plots/files.awk reads it, under its path in plots/data.
 
-function ms(x) { return sprintf(x < 1 ? "%.3f" : "%.2f", x) }
+function ms(x) { return sprintf(x < 10 ? "%.3f" : "%.2f", x) }
 
 # The date, code and sources of the run f, as common.awk's provenance line says them.
 function said(f) { return run_said(meta[f, "date"], meta[f, "code"], meta[f, "sources"], stage_of(f)) }
@@ -46,7 +46,8 @@ END {
     print ""
     printf "*Rows: %s runs of stage 02 (naive and multipass), %s, and of stage 05 (the rest), %s. Each\n", \
         gpu_name(meta[softmax_run, "gpu"]), said(naive_run), said(softmax_run)
-    print "speedup compares two rows of one run: fused's is over stage 05's multipass row.*"
+    printf "speedup compares two rows of one run: fused's is over stage 05's multipass row, %s ms.*\n", \
+        ms(val[softmax_run, multipass, "median_ms"])
     print ""
     r = find(softmax_run, "rows", "cudnn", "cols=50257")
     printf "cuDNN's FAIL: its error reaches %.1e, past the 1e-4 the check allows, on this one long row, a\n", \
