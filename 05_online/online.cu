@@ -77,10 +77,10 @@ static __global__ void online_stats_kernel(const float *__restrict__ x, size_t n
     }
 }
 
-// Index i of the grid-stride loop is float4 number last - i (last wraps below n = 4, where no i
-// is below n4): the walk starts at the end of x, which the statistics pass read last and which is
-// partly still in L2. y is stored evict-first (__stcs), so that it does not push that part of x
-// out before it is read.
+// Index i of the grid-stride loop is float4 number last - i. For n < 4, n4 is 0 and last wraps
+// around, but no i is below n4, so it is never used. The walk starts at the end of x, which the
+// statistics pass read last and which is partly still in L2. y is stored evict-first (__stcs), so
+// that it does not push that part of x out before it is read.
 static __global__ void normalize_kernel(const float *__restrict__ x, float *__restrict__ y, size_t n,
                                         const online_stat *total)
 {

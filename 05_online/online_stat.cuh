@@ -23,14 +23,14 @@ __device__ __forceinline__ online_stat make_stat(float m, float d)
 #define ONLINE_IDENTITY make_stat(-INFINITY, 0.0f)
 
 // The sum d where the new max m is -inf, so each input to fmaxf was -inf or NaN (fmaxf returns
-// the other input for a NaN). `maxima` sums those inputs, `sums` their d. No exp is taken
-// (exp(-inf - -inf) is NaN):
-//   inputs          maxima   d
+// the other input for a NaN). `max_sum` adds the inputs' maxima: -inf if all are -inf, NaN if
+// one is NaN. `sums` adds their d. No exp is taken (exp(-inf - -inf) is NaN):
+//   inputs          max_sum  d
 //   all -inf        -inf     sums * 0: 0, or NaN if a d was NaN
 //   one is NaN      NaN      NaN
-__device__ __forceinline__ float sum_while_empty(float maxima, float sums)
+__device__ __forceinline__ float sum_while_empty(float max_sum, float sums)
 {
-    return maxima == -INFINITY ? sums * 0.0f : maxima;
+    return max_sum == -INFINITY ? sums * 0.0f : max_sum;
 }
 
 __device__ __forceinline__ online_stat online_stat_combine(online_stat a, online_stat b)
