@@ -28,6 +28,13 @@ function ceiling_gbps(line,    w, n) {
     return w[n] + 0
 }
 
+# A row's share of the ceiling in %, to more digits than its CSV's pct_ceiling (two decimals, which a
+# table's one would round twice: 98.354 written 98.35, then shown 98.3): 100 x gbps / ceiling_gbps,
+# the same figure from the row's two other columns; the CSV's own where either is missing.
+function pct_ceiling(gbps, ceiling, written) {
+    return (gbps != "" && ceiling + 0 > 0) ? 100 * gbps / ceiling : written
+}
+
 # 1000 -> 1K, 100000000 -> 100M (as the programs print sizes).
 function count(n,    k) {
     for (k = 0; k < 3 && n >= 1000 && n % 1000 == 0; k++) n /= 1000

@@ -15,6 +15,8 @@ ncols[file] == 0 { for (i = 1; i <= NF; i++) col[file, i] = $i; ncols[file] = NF
 {
     n = ++nrows[file]
     for (i = 1; i <= NF; i++) val[file, n, col[file, i]] = $i
+    val[file, n, "pct_ceiling"] = pct_ceiling(val[file, n, "gbps"], val[file, n, "ceiling_gbps"],
+                                              val[file, n, "pct_ceiling"])
 }
 
 # Whether the file `f` was read ("h100-sxm/02_multipass"): a GPU's folder may lack a stage.

@@ -22,6 +22,7 @@ ncols == 0 { for (i = 1; i <= NF; i++) col[i] = $i; ncols = NF; next }
     if (NF != ncols) { printf "%s:%d: %d fields, the header has %d\n", FILENAME, FNR, NF, ncols > "/dev/stderr"; exit 1 }
     nrows++
     for (i = 1; i <= NF; i++) val[nrows, col[i]] = $i
+    val[nrows, "pct_ceiling"] = pct_ceiling(val[nrows, "gbps"], val[nrows, "ceiling_gbps"], val[nrows, "pct_ceiling"])
 }
 
 # The run, as the claims name it: the CSV's path in plots/data without .csv, "h200/01_naive" for
