@@ -22,15 +22,15 @@ __device__ __forceinline__ online_stat make_stat(float m, float d)
 
 #define ONLINE_IDENTITY make_stat(-INFINITY, 0.0f)
 
-// The sum d where the new max m is -inf, so each input to fmaxf was -inf or NaN (fmaxf returns
-// the other input for a NaN). `max_sum` adds the inputs' maxima: -inf if all are -inf, NaN if
-// one is NaN. `sums` adds their d. No exp is taken (exp(-inf - -inf) is NaN):
-//   inputs          max_sum  d
+// The sum d where the new max m is -inf: each input to fmaxf was -inf or NaN (fmaxf drops a
+// NaN). `maxima` adds the inputs' maxima, `sums` their d, which may be 1 (online_stat_add folds
+// -inf in as (-inf, 1)). No exp is taken (exp(-inf - -inf) is NaN):
+//   inputs          maxima   d
 //   all -inf        -inf     sums * 0: 0, or NaN if a d was NaN
-//   one is NaN      NaN      NaN
-__device__ __forceinline__ float sum_while_empty(float max_sum, float sums)
+//   any is NaN      NaN      NaN
+__device__ __forceinline__ float sum_while_empty(float maxima, float sums)
 {
-    return max_sum == -INFINITY ? sums * 0.0f : max_sum;
+    return maxima == -INFINITY ? sums * 0.0f : maxima;
 }
 
 __device__ __forceinline__ online_stat online_stat_combine(online_stat a, online_stat b)

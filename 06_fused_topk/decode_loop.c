@@ -1,10 +1,23 @@
 #include "decode_loop.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "../common/check.h"
 
-decode_graph decode_graph_create(topk_case *c, int k, bool dependent)
+topk_case decode_case_create(size_t tokens, size_t cols, logit_dtype dtype, input_spec input, uint64_t seed, int k,
+                             decode_source from)
+{
+    topk_case c = topk_case_create(tokens, cols, dtype, input, seed, k);
+    if (from == DECODE_FROM_L2) {
+        for (size_t t = 1; t < tokens; t++)
+            memcpy(c.x_host + t * cols, c.x_host, cols * sizeof(float));
+        topk_case_refresh(&c);
+    }
+    return c;
+}
+
+decode_graph decode_graph_create(topk_case *c, int k, bool dependent, decode_source from)
 {
     const size_t row_bytes = c->cols * dtype_size(c->dtype);
     cudaStream_t stream;
@@ -20,8 +33,8 @@ decode_graph decode_graph_create(topk_case *c, int k, bool dependent)
     /* Every launch but the first is dependent: the first has nothing before it in the graph to
      * overlap with. */
     for (size_t t = 0; t < c->rows; t++)
-        fast_launch_one_row((const char *)c->x + t * row_bytes, c->dtype, c->cols, k, c->idx + t * (size_t)k,
-                            c->prob + t * (size_t)k, stream, dependent && t > 0);
+        fast_launch_one_row((const char *)c->x + (from == DECODE_FROM_L2 ? 0 : t) * row_bytes, c->dtype, c->cols, k,
+                            c->idx + t * (size_t)k, c->prob + t * (size_t)k, stream, dependent && t > 0);
     CUDA_CHECK(cudaStreamEndCapture(stream, &g.graph));
     CUDA_CHECK(cudaGraphInstantiate(&g.exec, g.graph, 0));
     CUDA_CHECK(cudaStreamDestroy(stream));
@@ -49,11 +62,11 @@ topk_check decode_graph_check(topk_case *c, int k, const decode_graph *g)
 static void replay(void *ctx) { decode_graph_replay(ctx); }
 
 /* One row of the table: the loop over the case's rows with top-k, verified, then timed. */
-static bool loop_row(const bench_settings *s, topk_case *c, int k, bool dependent, const char *name,
-                     measurement *baseline)
+static bool loop_row(const bench_settings *s, topk_case *c, int k, bool dependent, decode_source from,
+                     const char *name, measurement *baseline)
 {
-    decode_graph g = decode_graph_create(c, k, dependent);
-    topk_row row = {.experiment = "decode_loop", .c = c, .k = k, .launches = (int)c->rows,
+    decode_graph g = decode_graph_create(c, k, dependent, from);
+    topk_row row = {.experiment = from == DECODE_FROM_L2 ? "decode_loop_l2" : "decode_loop", .c = c, .k = k, .launches = (int)c->rows,
                     .bytes_per_row = fast_topk_variant.bytes_per_row(1, c->cols, k, c->dtype),
                     .measured = {.variant = name}};
     row.check = decode_graph_check(c, k, &g);
@@ -68,22 +81,24 @@ static bool loop_row(const bench_settings *s, topk_case *c, int k, bool dependen
     return row.check.pass;
 }
 
-int decode_loop_experiment(const bench_settings *s, input_spec input, uint64_t seed)
+void decode_loop_say_launches(void)
 {
-    static const size_t vocabularies[] = {50257, 128256};
-    enum { K = 50 };
-    const bool pdl = fast_pdl_available(DTYPE_F32);
-    if (!pdl)
+    if (!fast_pdl_available(DTYPE_F32))
         printf("fast runs without programmatic dependent launch here: it needs compute capability 9.0 and a "
                "build for sm_90.\n");
+}
+
+int decode_loop_experiment(const bench_settings *s, size_t cols, input_spec input, uint64_t seed,
+                           decode_source from)
+{
+    enum { K = 50 };
+    const bool pdl = fast_pdl_available(DTYPE_F32);
     int failed = 0;
-    for (int i = 0; i < 2; i++) {
-        topk_case c = topk_case_create(DECODE_TOKENS, vocabularies[i], DTYPE_F32, input, seed + (uint64_t)i, K);
-        measurement baseline = {0}; /* none yet: the first row becomes it */
-        if (pdl)
-            failed += !loop_row(s, &c, K, false, "fast_no_pdl", &baseline);
-        failed += !loop_row(s, &c, K, pdl, "fast", &baseline);
-        topk_case_destroy(&c);
-    }
+    topk_case c = decode_case_create(DECODE_TOKENS, cols, DTYPE_F32, input, seed, K, from);
+    measurement baseline = {0}; /* none yet: the first row becomes it */
+    if (pdl)
+        failed += !loop_row(s, &c, K, false, from, "fast_no_pdl", &baseline);
+    failed += !loop_row(s, &c, K, pdl, from, "fast", &baseline);
+    topk_case_destroy(&c);
     return failed;
 }

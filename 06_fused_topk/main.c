@@ -30,6 +30,7 @@ static const char about[] =
     "50 (T = 0.8, top-p 0.9) by fast with the draw fused in, at B x T = 8192 and 1, and a server's\n"
     "shapes: fast on batches of 1 to 8192 rows (V = 50257, 128256; float32, bf16; K=50) and a decode\n"
     "loop of 512 batches of one in a CUDA graph (V = 50257, 128256; K=50).\n"
+    "--experiment serving: the shapes a server meets, past the default run's, in index order and sorted.\n"
     "--sample draws a token a row from the top K (--temperature, --top-p, --min-p, --seed) with fast\n"
     "(or --variant fast_row / fast_split).\n"
     "Every row is verified against an fp64 CPU top-K (and draw) before it is timed.\n"
@@ -213,10 +214,71 @@ static int default_run(const stage_context *st)
         snprintf(what, sizeof what, "A decode loop: %d batches of one back to back, each on its own fresh row, "
                  "captured in one CUDA graph, K = 50 (the time is the whole replay's).", DECODE_TOKENS);
         title(st, what);
-        failed += decode_loop_experiment(&st->bench, input, seed + 30);
+        decode_loop_say_launches();
+        failed += decode_loop_experiment(&st->bench, 50257, input, seed + 30, DECODE_FROM_DRAM);
+        failed += decode_loop_experiment(&st->bench, 128256, input, seed + 31, DECODE_FROM_DRAM);
     }
     printf("\nKB/row: the bytes each variant's algorithm moves per row (unfused: a lower bound, the sort"
            " reads and writes its pairs once per pass).\n");
+    return failed;
+}
+
+/* --experiment serving: each shape, on uniform (--dist's default) and normal logits, each row in
+ * index order and sorted ascending; its rows are experiments serving and serving_ascending. Then the
+ * decode loop at V = 128256, its logits in DRAM (decode_loop) and in the L2 (decode_loop_l2). */
+static int serving_run(const stage_context *st)
+{
+    static const topk_variant *const served[] = {&cub_topk_variant, &flashinfer_topk_variant, &fast_topk_variant,
+                                                 &fast_logits_topk_variant};
+    /* A shape: its rows' largest batch, its Ks, and the smaller batches (its first rows) timed too. */
+    static const struct {
+        size_t rows, cols;
+        logit_dtype dtype;
+        int ks[4];
+        size_t batches[8];
+    } shapes[] = {
+        {2048, 128256, DTYPE_F32, {50}, {1, 32, 64, 128, 256, 512, 1024}},
+        {8192, 50257, DTYPE_F32, {10, 50, 256, 1024}, {0}},
+        {8192, 50257, DTYPE_BF16, {10, 50}, {0}},
+        {8192, 50257, DTYPE_F16, {10, 50}, {0}},
+        {2048, 131072, DTYPE_F32, {1024}, {0}},
+        {1, 262144, DTYPE_F32, {50, 256, 1024}, {0}},
+    };
+    const input_spec inputs[] = {st->opts.input, {DIST_NORMAL, -3.0, 3.0}};
+    const uint64_t seed = st->opts.seed + 2000;
+    int failed = 0;
+    say_libraries_left_out(st);
+    title(st, "A server's shapes: uniform, then normal logits (mean 0, sd 1); each row as drawn, then sorted "
+              "ascending.");
+    for (int s = 0; s < LIST_LENGTH(shapes); s++)
+        for (int i = 0; i < LIST_LENGTH(inputs); i++)
+            for (int o = ORDER_INDEX; o <= ORDER_ASCENDING; o++) {
+                int deepest = 0;
+                for (int j = 0; j < LIST_LENGTH(shapes[s].ks) && shapes[s].ks[j]; j++)
+                    deepest = shapes[s].ks[j] > deepest ? shapes[s].ks[j] : deepest;
+                topk_case c = topk_case_create_ordered(shapes[s].rows, shapes[s].cols, shapes[s].dtype, inputs[i],
+                                                       seed + (uint64_t)(4 * s + 2 * i + o), deepest, (row_order)o);
+                const char *name = o == ORDER_ASCENDING ? "serving_ascending" : "serving";
+                for (int b = 0; b < LIST_LENGTH(shapes[s].batches) && shapes[s].batches[b]; b++) {
+                    topk_case batch = topk_case_prefix(&c, shapes[s].batches[b]);
+                    failed += experiment(st, &batch, served, LIST_LENGTH(served), shapes[s].ks[0], name);
+                }
+                for (int j = 0; j < LIST_LENGTH(shapes[s].ks) && shapes[s].ks[j]; j++)
+                    failed += experiment(st, &c, served, LIST_LENGTH(served), shapes[s].ks[j], name);
+                topk_case_destroy(&c);
+            }
+    printf("\n");
+    if (stage_chosen(st, fast_topk_variant.name)) {
+        char what[200];
+        snprintf(what, sizeof what, "A decode loop: %d batches of one of V = 128256 in one CUDA graph, K = 50, "
+                 "each on its own fresh row (DRAM), then all on one row (L2).", DECODE_TOKENS);
+        title(st, what);
+        decode_loop_say_launches();
+        for (int i = 0; i < LIST_LENGTH(inputs); i++)
+            for (int from = DECODE_FROM_DRAM; from <= DECODE_FROM_L2; from++)
+                failed += decode_loop_experiment(&st->bench, 128256, inputs[i], seed + 100 + (uint64_t)(2 * i + from),
+                                                 (decode_source)from);
+    }
     return failed;
 }
 
@@ -305,6 +367,7 @@ typedef struct {
 typedef struct {
     size_t rows, cols; /* cols 0: the default run */
     logit_dtype dtype;
+    row_order order;
     int k;             /* with a K a row (--k FILE.npy), the largest */
     npy_logits file;   /* --input's shape, and once read its logits */
     npy_file opened;   /* --input, open from its header's judgement to its data's read */
@@ -384,6 +447,7 @@ static request settle_shape(const cli_options *o, const topk_options *t)
     q.rows = q.from_file ? q.file.rows : o->rows;
     q.cols = q.from_file ? q.file.cols : o->cols;
     q.dtype = q.from_file ? q.file.dtype : t->dtype;
+    q.order = t->order;
     q.k = t->k ? t->k : 10;
     if (t->k && q.cols && (size_t)t->k > q.cols)
         die(EXIT_USAGE, "--k %d: a row has only %zu logits (V)", t->k, q.cols);
@@ -391,8 +455,9 @@ static request settle_shape(const cli_options *o, const topk_options *t)
         die(EXIT_USAGE, "a row has only %zu logits (V), fewer than the default K of 10: give --k", q.cols);
     if (t->output_prefix && !q.cols)
         die(EXIT_USAGE, "--output needs --input or --rows/--cols");
-    if (!q.cols && (t->k || t->k_path || t->dtype_given))
-        die(EXIT_USAGE, "--k and --dtype go with --rows/--cols (the default run sets its own)");
+    if (!q.cols && (t->k || t->k_path || t->dtype_given || t->order_given))
+        die(EXIT_USAGE, "--k, --dtype and --order go with --rows/--cols (the default run and --experiment set "
+            "their own)");
     if (!q.cols && input_largest_magnitude(o->input) > dtype_largest(DTYPE_F16))
         die(EXIT_USAGE, "--range %.9g:%.9g: the default run draws fp16 logits too, and --dist %s would draw numbers "
             "past fp16's largest, %.9g (with --rows and --cols it draws --dtype's alone, float32 by default)",
@@ -473,13 +538,15 @@ static const char *write_outputs(const stage_context *st, request *q, topk_case 
 static int custom_run(const stage_context *st, request *q, const char **failed_answer)
 {
     topk_case c = q->from_file ? topk_case_from_npy(&q->file, q->k)
-                               : topk_case_create(q->rows, q->cols, q->dtype, st->opts.input, st->opts.seed, q->k);
+                               : topk_case_create_ordered(q->rows, q->cols, q->dtype, st->opts.input, st->opts.seed,
+                                                          q->k, q->order);
     if (q->from_file)
         npy_logits_free(&q->file); /* the case holds the logits now; the file's shape is still needed */
     if (!st->opts.variant)
         say_left_out(st, &c, q->k);
     title(st, q->from_file ? "Your logits." : "Random logits.");
-    int failed = experiment(st, &c, all, N_VARIANTS, q->k, q->from_file ? "input" : "custom");
+    const char *name = q->from_file ? "input" : q->order == ORDER_ASCENDING ? "custom_ascending" : "custom";
+    int failed = experiment(st, &c, all, N_VARIANTS, q->k, name);
     draw_run drawn;
     const draw_choice *draw = q->draw.drawer ? &q->draw : NULL;
     if (draw) {
@@ -520,7 +587,7 @@ int main(int argc, char **argv)
         die(EXIT_USAGE, "--variant %s cannot run here: it %s", named->name, why_not);
 
     const char *failed_answer = NULL;
-    const int failed = q.cols ? custom_run(&st, &q, &failed_answer) : default_run(&st);
+    const int failed = q.cols ? custom_run(&st, &q, &failed_answer) : t.experiment ? serving_run(&st) : default_run(&st);
     free((void *)q.draw.params.temperatures);
     free((void *)q.draw.params.top_ps);
     free((void *)q.draw.params.ks);

@@ -4,7 +4,7 @@
  * in whatever order the atomics give, and whichever of fast_chunks' warps finishes a row last; a
  * batch of one for every vocabulary of the benchmark, and fast's choice of kernel (fast/fast.cu);
  * fast_chunks' rows cut into chunks (fast/fast_chunks.cuh), with ties and -inf across the chunks'
- * borders. */
+ * borders; rows sorted ascending, whose largest logits come last. */
 #include <string.h>
 
 #include "topk_test.h"
@@ -50,6 +50,28 @@ Test(stage06_fast, rows_that_fool_the_guess)
         expect_all_pass(&c, cases[i].k, "the guess fooled");
         topk_case_destroy(&c);
     }
+}
+
+/* Rows sorted ascending (host/row_order.h): every chunk beats the threshold the chunks before it set,
+ * and 16-bit rows hold runs of equal logits, so ties fall across every border. Each kernel of fast
+ * (the row counts reach fast_split, fast_chunks and fast_row) and every other variant. */
+Test(stage06_fast, rows_sorted_ascending)
+{
+    open_or_skip();
+    const struct {
+        size_t rows, cols;
+        logit_dtype dtype;
+        int k;
+    } cases[] = {{1, 262144, DTYPE_F32, 1024}, {1, 50257, DTYPE_BF16, 50}, {64, 128256, DTYPE_F32, 50},
+                 {256, 50257, DTYPE_BF16, 10}, {600, 50257, DTYPE_F32, 256}, {600, 4000, DTYPE_F16, 64}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        for (int d = 0; d < 2; d++) {
+            const input_spec input = d ? (input_spec){DIST_NORMAL, -3.0, 3.0} : (input_spec){DIST_UNIFORM, 0.0, 10.0};
+            topk_case c = topk_case_create_ordered(cases[i].rows, cases[i].cols, cases[i].dtype, input,
+                                                   1201 + (uint64_t)(2 * i + d), cases[i].k, ORDER_ASCENDING);
+            expect_all_pass(&c, cases[i].k, "sorted ascending");
+            topk_case_destroy(&c);
+        }
 }
 
 /* The same input, run many times: identical bits every time. The split's candidates reach their list

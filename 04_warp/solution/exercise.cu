@@ -10,7 +10,7 @@
 #define ROWS_PER_BLOCK (THREADS / HALF_WARP)
 
 // All 32 lanes call it. Offsets 8, 4, 2, 1 keep lane ^ offset in the lane's half; width 16
-// confines every shuffle to it.
+// states the split.
 static __device__ __forceinline__ float half_warp_reduce(float value, reduce_op op)
 {
 #pragma unroll

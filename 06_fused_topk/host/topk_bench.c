@@ -44,9 +44,17 @@ void topk_case_refresh(topk_case *c)
 
 topk_case topk_case_create(size_t rows, size_t cols, logit_dtype dtype, input_spec input, uint64_t seed, int ref_k)
 {
-    topk_case c = {.rows = rows, .cols = cols, .dtype = dtype, .input = input, .seed = seed, .ref_k = ref_k};
+    return topk_case_create_ordered(rows, cols, dtype, input, seed, ref_k, ORDER_INDEX);
+}
+
+topk_case topk_case_create_ordered(size_t rows, size_t cols, logit_dtype dtype, input_spec input, uint64_t seed,
+                                   int ref_k, row_order order)
+{
+    topk_case c = {.rows = rows, .cols = cols, .dtype = dtype, .input = input, .seed = seed, .order = order,
+                   .ref_k = ref_k};
     case_alloc(&c);
     fill_inputs(c.x_host, rows, cols, input, seed);
+    order_rows(c.x_host, rows, cols, order);
     topk_case_refresh(&c);
     return c;
 }

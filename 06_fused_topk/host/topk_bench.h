@@ -16,6 +16,7 @@
 #include "dtype.h"
 #include "../../common/gpu.h"
 #include "npy.h"
+#include "row_order.h"
 #include "topk_reference.h"
 
 #ifdef __cplusplus
@@ -64,6 +65,7 @@ typedef struct {
     bool from_file;      /* logits from --input (input and seed then mean nothing) */
     input_spec input;
     uint64_t seed;
+    row_order order;     /* each row as drawn, or sorted ascending */
     int ref_k;           /* the depth of the reference: any k up to it can be checked */
     float *x_host;       /* the logits as floats: exactly the values of x's dtype */
     int *ref_idx;        /* rows x ref_k */
@@ -79,6 +81,9 @@ typedef struct {
  * rows x cols is within cli_shape_fits() (cli.h), as every stage's and test's is. Dies with one
  * line if the GPU or the host lacks the memory. */
 topk_case topk_case_create(size_t rows, size_t cols, logit_dtype dtype, input_spec input, uint64_t seed, int ref_k);
+/* The same with each row then put in `order` (row_order.h). */
+topk_case topk_case_create_ordered(size_t rows, size_t cols, logit_dtype dtype, input_spec input, uint64_t seed,
+                                   int ref_k, row_order order);
 /* The logits of a .npy file (npy.h), whose shape stage 06 checks with cli_shape_fits() first. */
 topk_case topk_case_from_npy(const npy_logits *a, int ref_k);
 /* After a test edits x_host: rounds it to the dtype again, recomputes the reference, uploads x. */

@@ -97,6 +97,21 @@ static int parse_dtype(const cli_flag *flag, const char *value, void *values, ch
     return dtype_from_name(value, (logit_dtype *)cli_field(flag, values));
 }
 
+static int parse_order(const cli_flag *flag, const char *value, void *values, char *note, size_t note_len)
+{
+    (void)note, (void)note_len;
+    return row_order_from_name(value, (row_order *)cli_field(flag, values));
+}
+
+static int parse_experiment(const cli_flag *flag, const char *value, void *values, char *note, size_t note_len)
+{
+    (void)note, (void)note_len;
+    if (strcmp(value, TOPK_SERVING) != 0)
+        return -1;
+    *(const char **)cli_field(flag, values) = value;
+    return 0;
+}
+
 #define OWN(member) offsetof(topk_options, member)
 
 const cli_flag topk_flags[] = {
@@ -105,6 +120,12 @@ const cli_flag topk_flags[] = {
      parse_k, OWN(k), CLI_UNTRACKED, 1, INT_MAX, "a whole number from %llu to %llu or a .npy file of one a row"},
     {"--dtype", "T", "float32 | bf16 | fp16 logits (default float32)", parse_dtype, OWN(dtype), OWN(dtype_given), 0,
      0, "float32, bf16 or fp16"},
+    {"--order", "O", "index | ascending: each row of random logits as drawn (default) or sorted\n"
+     "ascending, its largest logits last", parse_order, OWN(order), OWN(order_given), 0, 0, "index or ascending"},
+    {"--experiment", "NAME", "a named experiment in place of the default run: " TOPK_SERVING " (a server's\n"
+     "shapes on uniform and normal logits, in index order and sorted ascending, and the\n"
+     "decode loop with its logits in DRAM and in the L2)", parse_experiment, OWN(experiment), CLI_UNTRACKED, 0, 0,
+     TOPK_SERVING},
     {"--input", "FILE", "logits from a .npy file, shape [B,T,V] or [R,V]", cli_file, OWN(input_path), CLI_UNTRACKED,
      0, 0, NULL},
     {"--output", "PREFIX", "write PREFIX_indices.npy and PREFIX_probs.npy (with --sample, also\n"
@@ -144,6 +165,10 @@ static int check(const cli_options *o, const void *values, char *err, size_t err
         why = "--range: the logits come from --input";
     } else if (t->input_path && o->dist_given) {
         why = "--dist: the logits come from --input";
+    } else if (t->input_path && t->order_given) {
+        why = "--order: the logits come from --input";
+    } else if (t->experiment && (o->rows || t->input_path)) {
+        why = "--experiment: it sets its own shapes; leave out --rows/--cols and --input";
     } else if (t->input_path && o->seed_given && !t->sample) {
         why = "--seed: the logits come from --input (with --sample, --seed keys the draw)";
     } else if (o->cols > INT32_MAX) {

@@ -8,6 +8,7 @@
 
 #include "../../common/cli.h"
 #include "dtype.h"
+#include "row_order.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -18,6 +19,9 @@ typedef struct {
     const char *k_path;     /* --k FILE.npy: a K a row (int32); k is then 0 */
     logit_dtype dtype;      /* --dtype: the logits' type (default float32) */
     bool dtype_given;
+    row_order order;        /* --order: each random row as drawn (index) or sorted ascending */
+    bool order_given;
+    const char *experiment; /* --experiment: a named experiment in place of the default run; NULL: none */
     const char *input_path;    /* --input: logits from a .npy file; NULL: random logits */
     const char *output_prefix; /* --output: write PREFIX_indices.npy and PREFIX_probs.npy */
     /* --sample: a token a row drawn from the top K, and how (draw_reference.h). */
@@ -26,6 +30,9 @@ typedef struct {
     float temperature, top_p, min_p;           /* default 1, 1, 0 */
     const char *temperature_path, *top_p_path; /* or a value a row from a .npy file (float32) */
 } topk_options;
+
+/* The one named experiment (--experiment). */
+#define TOPK_SERVING "serving"
 
 extern const cli_flag topk_flags[];
 
