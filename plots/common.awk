@@ -64,13 +64,17 @@ function gpu_folder(path) {
     return path
 }
 
-# The stage a CSV measured, from its path: "06_fused_topk" for plots/data/h200/06_fused_topk.csv, and
-# "02_multipass" for a solution's run, 02_multipass_solution.csv (built in the stage's folder).
-function stage_of(path) {
+# The stage a CSV measured, from its path: the longest stage folder (sources_list) its name begins
+# with: "06_fused_topk" for plots/data/h200/06_fused_topk.csv and for a named experiment's
+# 06_fused_topk_serving.csv, "02_multipass" for a solution's run, 02_multipass_solution.csv (built
+# in the stage's folder); its name without .csv where no folder fits.
+function stage_of(path,    s, best) {
     sub(/.*\//, "", path)
     sub(/\.csv$/, "", path)
-    sub(/_solution$/, "", path)
-    return path
+    best = ""
+    for (s in sources_now)
+        if (index(path, s) == 1 && length(s) > length(best)) best = s
+    return best == "" ? path : best
 }
 
 # A run's date and code as the line says them, "2026-11-28T03:26:23Z, code 1a2b3c4, stage sources

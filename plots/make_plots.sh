@@ -1,15 +1,16 @@
 #!/bin/sh
 # make plots: regenerates every chart (plots/*.png and *.svg, by the gnuplot scripts plots/NN_*.gp),
 # every generated block of EXPERIMENTS.md, README.md's results at a glance and the blocks of the
-# stage and solution READMEs that have markers (06's steps, ...), from the files that
-# GPU runs wrote: one folder of plots/data for each GPU (plots/data/h200/, ...; plots/reproduce.sh
-# names a new one). The blocks of EXPERIMENTS.md: the GPUs measured (plots/gpus.awk); each stage's
-# setup, tables, findings and claims (plots/NN_<stage>.awk, run on plots/data/<gpu>/NN_<stage>.csv
-# of each GPU that has it); the claims that rest on several files (plots/claims.awk); a table for
-# each Nsight Compute log plots/data/<gpu>/ncu_*.log (plots/ncu.awk); plots/gather.awk puts the
-# claims table and the lines that compare the GPUs together. README.md's: plots/overview.awk. Every
-# table ends with a line naming its run's GPU, date, code and whether the stage's sources changed
-# since (plots/common.awk); the other GPUs' tables are folded under the primary's. Needs no GPU.
+# stage and solution READMEs and the journals that have markers (06's steps, ...), from the files
+# that GPU runs wrote: one folder of plots/data for each GPU (plots/data/h200/, ...;
+# plots/reproduce.sh names a new one). The blocks of EXPERIMENTS.md: the GPUs measured
+# (plots/gpus.awk); each stage's setup, tables, findings and claims (plots/NN_<stage>.awk, run on
+# plots/data/<gpu>/NN_<stage>.csv of each GPU that has it); the claims that rest on several files
+# (plots/claims.awk); a table for each Nsight Compute log plots/data/<gpu>/ncu_*.log
+# (plots/ncu.awk); plots/gather.awk puts the claims table and the lines that compare the GPUs
+# together. README.md's: plots/overview.awk. Every table ends with a line naming its run's GPU,
+# date, code and whether the stage's sources changed since (plots/common.awk); the other GPUs'
+# tables are folded under the primary's. Needs no GPU.
 set -eu
 cd "$(dirname "$0")/.."
 
@@ -90,14 +91,14 @@ trap 'rm -f "$blocks" "$blocks.all" "$blocks.md" "$blocks.used"' EXIT
 } > "$blocks.all"
 awk -f plots/gather.awk "$blocks.all" > "$blocks"
 
-# The pages: EXPERIMENTS.md, README.md, and every stage's or solution's README.md with a marked
-# region. Each marked region of a page gets its block (plots/splice.awk); a page is rewritten only
-# where that changes it, and one without markers is not touched. Every block must land on a page,
-# and every marked region must have its block; a page that fails is left as it was, the others are
-# spliced, and make plots fails.
+# The pages: EXPERIMENTS.md, README.md, and every stage's or solution's README.md or stage's
+# JOURNAL.md with a marked region. Each marked region of a page gets its block (plots/splice.awk); a
+# page is rewritten only where that changes it, and one without markers is not touched. Every block
+# must land on a page, and every marked region must have its block; a page that fails is left as it
+# was, the others are spliced, and make plots fails.
 : > "$blocks.used"
 failed=
-for page in EXPERIMENTS.md README.md 0[1-6]_*/README.md 0[1-6]_*/solution/README.md; do
+for page in EXPERIMENTS.md README.md 0[1-6]_*/README.md 0[1-6]_*/solution/README.md 0[1-6]_*/JOURNAL.md; do
     [ -f "$page" ] && grep -q '^<!-- BEGIN [^ ]* -->$' "$page" || continue
     if awk -v used="$blocks.used" -f plots/splice.awk "$blocks" "$page" > "$blocks.md"; then
         cmp -s "$blocks.md" "$page" || cat "$blocks.md" > "$page"

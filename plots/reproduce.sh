@@ -3,7 +3,8 @@
 # runs `./run --csv ../plots/data/<gpu>/NN_<stage>.csv` in its folder, <gpu> the folder named from
 # the GPU (gpu_folder below); stage 02 then times its exercise's worked solution, `./run_solution
 # --variant exercise`, into 02_multipass_solution.csv; stage 06 adds PyTorch's rows
-# (06_fused_topk/torch_topk.py) when python3 can import torch with CUDA. No other GPU's folder is
+# (06_fused_topk/torch_topk.py) when python3 can import torch with CUDA, then runs its named
+# experiment, `./run --experiment serving`, into 06_fused_topk_serving.csv. No other GPU's folder is
 # touched. A stage whose rows fail verification keeps its CSV, FAIL rows included (the program
 # writes it and exits 1); the script says so, runs the other stages and make plots, and exits 1.
 set -uo pipefail
@@ -38,7 +39,8 @@ out=plots/data/$(gpu_folder "$gpu")
 # stage 06 took about 250 s more).
 stages=(01_naive 02_multipass 03_fused3kernel 04_warp 05_online 06_fused_topk)
 seconds=(5 7 10 27 61 140)
-total=0
+serving_seconds=240
+total=$serving_seconds
 for s in "${seconds[@]}"; do total=$((total + s)); done
 if python3 -c 'import sys, torch; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
     torch=1; torch_note="plus PyTorch's rows for stage 06"
@@ -46,7 +48,7 @@ else
     torch=0; torch_note="PyTorch's rows for stage 06 skipped: python3 cannot import torch with CUDA"
 fi
 echo "make reproduce: $gpu, CSVs to $out/ (the other GPUs' folders are left as they are)"
-echo "six stages, about $((total / 60)) min $((total % 60)) s on an H100 SXM or H200 once built; $torch_note"
+echo "six stages and stage 06's serving experiment, about $((total / 60)) min $((total % 60)) s on an H100 SXM or H200 once built; $torch_note"
 
 log=$(mktemp)
 stamp=$(mktemp)
@@ -104,6 +106,11 @@ for i in "${!stages[@]}"; do
             tail -n 5 "$log" | sed 's/^/    /'
             failed=1
         fi
+    fi
+    if [ "$stage" = 06_fused_topk ]; then
+        printf "stage %d/%d: a server's shapes, ./run --experiment serving (about %d s) ... " $((i + 1)) ${#stages[@]} \
+            "$serving_seconds"
+        run_to_csv "$stage" "$out/06_fused_topk_serving.csv" ./run --experiment serving
     fi
 done
 
