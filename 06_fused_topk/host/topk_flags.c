@@ -122,7 +122,7 @@ const cli_flag topk_flags[] = {
      0, "float32, bf16 or fp16"},
     {"--order", "O", "index | ascending: each row of random logits as drawn (default) or sorted\n"
      "ascending, its largest logits last", parse_order, OWN(order), OWN(order_given), 0, 0, "index or ascending"},
-    {"--experiment", "NAME", "a named experiment in place of the default run: " TOPK_SERVING " (a server's\n"
+    {"--experiment", "E", "a named experiment in place of the default run: " TOPK_SERVING " (a server's\n"
      "shapes on uniform and normal logits, in index order and sorted ascending, and the\n"
      "decode loop with its logits in DRAM and in the L2)", parse_experiment, OWN(experiment), CLI_UNTRACKED, 0, 0,
      TOPK_SERVING},
