@@ -250,12 +250,12 @@ static int serving_run(const stage_context *st)
     say_libraries_left_out(st);
     title(st, "A server's shapes: uniform, then normal logits (mean 0, sd 1); each row as drawn, then sorted "
               "ascending.");
-    for (int s = 0; s < LIST_LENGTH(shapes); s++)
+    for (int s = 0; s < LIST_LENGTH(shapes); s++) {
+        int deepest = 0;
+        for (int j = 0; j < LIST_LENGTH(shapes[s].ks) && shapes[s].ks[j]; j++)
+            deepest = shapes[s].ks[j] > deepest ? shapes[s].ks[j] : deepest;
         for (int i = 0; i < LIST_LENGTH(inputs); i++)
             for (int o = ORDER_INDEX; o <= ORDER_ASCENDING; o++) {
-                int deepest = 0;
-                for (int j = 0; j < LIST_LENGTH(shapes[s].ks) && shapes[s].ks[j]; j++)
-                    deepest = shapes[s].ks[j] > deepest ? shapes[s].ks[j] : deepest;
                 topk_case c = topk_case_create_ordered(shapes[s].rows, shapes[s].cols, shapes[s].dtype, inputs[i],
                                                        seed + (uint64_t)(4 * s + 2 * i + o), deepest, (row_order)o);
                 const char *name = o == ORDER_ASCENDING ? "serving_ascending" : "serving";
@@ -267,6 +267,7 @@ static int serving_run(const stage_context *st)
                     failed += experiment(st, &c, served, LIST_LENGTH(served), shapes[s].ks[j], name);
                 topk_case_destroy(&c);
             }
+    }
     printf("\n");
     if (stage_chosen(st, fast_topk_variant.name)) {
         char what[200];

@@ -23,14 +23,6 @@ function topk_row(experiment, variant, dtype, cols, k,    m, t, i) {
 
 # A top-K table. predicted ms: the KB the row moves, times rows, at the read ceiling (lib.awk's
 # time model), beside the median, with as many decimals as the median shows.
-# The logits of row r as the run drew them: uniform [lo, hi), normal (mean, sd), zipf (lo, hi).
-function logits_cell(r,    lo, hi) {
-    lo = val[r, "lo"] + 0; hi = val[r, "hi"] + 0
-    if (val[r, "dist"] == "normal") return sprintf("normal (mean %g, sd %g)", (lo + hi) / 2, (hi - lo) / 6)
-    if (val[r, "dist"] == "uniform") return sprintf("uniform [%g, %g)", lo, hi)
-    return sprintf("%s (%g, %g)", val[r, "dist"], lo, hi)
-}
-
 # with_logits: a column naming each row's logits (logits_cell).
 function topk_table(experiment, with_logits,    m, t, i, r, d) {
     print "| rows × V | " (with_logits ? "logits | " : "") "dtype | K | variant | median ms | predicted ms " \

@@ -18,13 +18,6 @@ function ms_cell(r) {
     return num(val[r, "median_ms"], val[r, "median_ms"] < 0.1 ? "%.4f" : "%.3f") (val[r, "result"] == "PASS" ? "" : " (FAIL)")
 }
 
-# The logits of row r: "uniform [0, 10)", "normal (mean 0, sd 1)".
-function drawn(r,    lo, hi) {
-    lo = val[r, "lo"] + 0; hi = val[r, "hi"] + 0
-    if (val[r, "dist"] == "normal") return sprintf("normal (mean %g, sd %g)", (lo + hi) / 2, (hi - lo) / 6)
-    return sprintf("%s [%g, %g)", val[r, "dist"], lo, hi)
-}
-
 # Row r's time a token in µs, one decimal.
 function token_cell(r) {
     if (!r) return "—"
@@ -39,7 +32,7 @@ END {
         e = val[r, "experiment"]
         if ((e != "serving" && e != "serving_ascending") || val[r, "variant"] != "fast") continue
         printf "| %s × %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", \
-            val[r, "rows"] == 1 ? "1" : count(val[r, "rows"]), val[r, "cols"], val[r, "dtype"], val[r, "k"], drawn(r), \
+            val[r, "rows"] == 1 ? "1" : count(val[r, "rows"]), val[r, "cols"], val[r, "dtype"], val[r, "k"], logits_cell(r), \
             e == "serving" ? "index" : "ascending", ms_cell(r), num(val[r, "pct_ceiling"], "%.1f"), val[r, "result"], \
             ms_cell(same_case(e, "fast_logits", r)), ms_cell(same_case(e, "cub_topk", r)), \
             ms_cell(same_case(e, "flashinfer", r))
@@ -50,7 +43,7 @@ END {
     for (r = 1; r <= nrows; r++) {
         e = val[r, "experiment"]
         if ((e != "decode_loop" && e != "decode_loop_l2") || val[r, "variant"] != "fast") continue
-        printf "| %s × %s | %s | %s | %s | %s |\n", val[r, "rows"], val[r, "cols"], drawn(r), \
+        printf "| %s × %s | %s | %s | %s | %s |\n", val[r, "rows"], val[r, "cols"], logits_cell(r), \
             e == "decode_loop" ? "DRAM (a fresh row a token)" : "L2 (row 0 every token)", token_cell(r), \
             token_cell(same_case(e, "fast_no_pdl", r))
     }

@@ -250,3 +250,12 @@ function row_of(experiment, variant, n,    r) {
         if (val[r, "experiment"] == experiment && val[r, "variant"] == variant && val[r, "cols"] == n) return r
     return 0
 }
+
+# The logits of row r of a top-K run (stage 06) as the run drew them: uniform [lo, hi), normal
+# (mean, sd), zipf (lo, hi).
+function logits_cell(r,    lo, hi) {
+    lo = val[r, "lo"] + 0; hi = val[r, "hi"] + 0
+    if (val[r, "dist"] == "normal") return sprintf("normal (mean %g, sd %g)", (lo + hi) / 2, (hi - lo) / 6)
+    if (val[r, "dist"] == "uniform") return sprintf("uniform [%g, %g)", lo, hi)
+    return sprintf("%s (%g, %g)", val[r, "dist"], lo, hi)
+}

@@ -7,8 +7,6 @@
 
 static const char *const names[] = {"index", "ascending"};
 
-const char *row_order_name(row_order order) { return names[order]; }
-
 int row_order_from_name(const char *name, row_order *order)
 {
     for (int o = 0; o < 2; o++)

@@ -11,8 +11,8 @@ extern "C" {
 
 typedef enum { ORDER_INDEX, ORDER_ASCENDING } row_order;
 
-const char *row_order_name(row_order order);               /* "index", "ascending" */
-int row_order_from_name(const char *name, row_order *order); /* 0, or -1 for an unknown name */
+/* "index" or "ascending" into *order: 0, or -1 for any other name. */
+int row_order_from_name(const char *name, row_order *order);
 
 /* Puts each of the rows x cols logits' rows in `order` (ORDER_INDEX: leaves them as they are), on
  * every CPU core. */
