@@ -18,6 +18,7 @@ function read_stage_run(path,    line, f, head, nhead, i, n, c, have) {
         if (nhead == 0) { for (i = 1; i <= n; i++) head[f[i]] = i; nhead = n; continue }
         if (f[head["experiment"]] != "timing" || f[head["variant"]] != "multipass") continue
         for (c in head) base[f[head["cols"]], c] = f[head[c]]
+        base[f[head["cols"]], "pct_ceiling"] = pct_ceiling(f[head["gbps"]], f[head["ceiling_gbps"]], f[head["pct_ceiling"]])
         have = 1
     }
     close(path)
