@@ -54,7 +54,9 @@ Test(stage06_fast, rows_that_fool_the_guess)
 
 /* Rows sorted ascending (host/row_order.h): every chunk beats the threshold the chunks before it set,
  * and 16-bit rows hold runs of equal logits, so ties fall across every border. Each kernel of fast
- * (the row counts reach fast_split, fast_chunks and fast_row) and every other variant. */
+ * (the row counts reach fast_split, fast_chunks and fast_row) and every other variant. fast_split's
+ * first list overflows, and is made again from the selected bound: from the slice held in registers,
+ * and at 600000 columns from tiles loaded again. */
 Test(stage06_fast, rows_sorted_ascending)
 {
     open_or_skip();
@@ -62,7 +64,8 @@ Test(stage06_fast, rows_sorted_ascending)
         size_t rows, cols;
         logit_dtype dtype;
         int k;
-    } cases[] = {{1, 262144, DTYPE_F32, 1024}, {1, 50257, DTYPE_BF16, 50}, {64, 128256, DTYPE_F32, 50},
+    } cases[] = {{1, 262144, DTYPE_F32, 1024}, {1, 50257, DTYPE_BF16, 50}, {2, 600000, DTYPE_F32, 50},
+                 {64, 128256, DTYPE_F32, 50},
                  {256, 50257, DTYPE_BF16, 10}, {600, 50257, DTYPE_F32, 256}, {600, 4000, DTYPE_F16, 64}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         for (int d = 0; d < 2; d++) {
