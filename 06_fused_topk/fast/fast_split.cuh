@@ -48,7 +48,7 @@ __device__ __forceinline__ online_stat cluster_statistic(const online_stat *bloc
 
 // Empty below sm_90. Draw: the first warp also draws the token. !Probs: logits out.
 template <typename T, bool Draw, bool Probs = true>
-static __global__ void __launch_bounds__(SPLIT_THREADS, 1)
+static __global__ void __launch_bounds__(SPLIT_THREADS, 2)
     fast_split_kernel(const T *__restrict__ x, size_t cols, int k, int group_lanes, unsigned capacity,
                       int *__restrict__ indices, float *__restrict__ probs, const draw_request draw)
 {

@@ -41,9 +41,10 @@ struct slice {
     float edge_logit;
 };
 
-// Appends the v[j] that reach the bound. Slots past capacity are counted, not written.
+// Appends the v[j] that reach the bound. Slots past capacity are counted, not written. Returns
+// whether the count passed capacity.
 template <int N>
-__device__ __forceinline__ void append_at_least(const float (&v)[N], int first, float bound, rank_key *list,
+__device__ __forceinline__ bool append_at_least(const float (&v)[N], int first, float bound, rank_key *list,
                                                 unsigned *count, unsigned capacity)
 {
     unsigned n = 0;
@@ -51,7 +52,7 @@ __device__ __forceinline__ void append_at_least(const float (&v)[N], int first, 
     for (int j = 0; j < N; j++)
         n += v[j] >= bound;
     if (n == 0)
-        return;
+        return false;
     unsigned at = atomicAdd(count, n);
 #pragma unroll
     for (int j = 0; j < N; j++)
@@ -60,17 +61,19 @@ __device__ __forceinline__ void append_at_least(const float (&v)[N], int first, 
                 list[at] = make_key(v[j], first + j);
             at++;
         }
+    return at > capacity;
 }
 
-// Appends the slice's logits >= bound.
+// Appends the slice's logits >= bound, until the count passes capacity.
 template <typename T, int Chunk>
 __device__ void append_slice(uint4 (&raw)[SPLIT_UNROLL], const slice<T> &s, float bound, rank_key *list,
                              unsigned *count, unsigned capacity)
 {
     typedef logits16<T> vec;
+    bool past = false; // capacity
     if (s.has_edge) {
         const float v[1] = {s.edge_logit};
-        append_at_least(v, s.edge, bound, list, count, capacity);
+        past = append_at_least(v, s.edge, bound, list, count, capacity);
     }
     for (int i0 = s.first + (int)threadIdx.x; i0 < s.end; i0 += SPLIT_THREADS * SPLIT_UNROLL) {
         if (!s.one_tile)
@@ -84,10 +87,10 @@ __device__ void append_slice(uint4 (&raw)[SPLIT_UNROLL], const slice<T> &s, floa
 #pragma unroll
             for (int u = g; u < g + Chunk; u++) {
                 const int i = i0 + u * SPLIT_THREADS;
-                if (i < s.end) { // padding skipped
+                if (i < s.end && !past) { // padding skipped
                     float v[vec::count];
                     vec::unpack(raw[u], v);
-                    append_at_least(v, s.p.head + i * vec::count, bound, list, count, capacity);
+                    past = append_at_least(v, s.p.head + i * vec::count, bound, list, count, capacity);
                 }
             }
         }
