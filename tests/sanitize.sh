@@ -47,7 +47,7 @@ runs=(
     "06_fused_topk/run            | --rows 8 --cols 50257 --k 10 --dtype fp16"
     "06_fused_topk/run            | --rows 1 --cols 262144 --k 50"            # fast_split's largest tiles
     "06_fused_topk/run            | --rows 1 --cols 262144 --k 50 --order ascending --variant fast_split"  # its list made again
-    "06_fused_topk/run            | --rows 2 --cols 600000 --k 50 --order ascending --variant fast_split"  # from tiles loaded again
+    "06_fused_topk/run            | --rows 2 --cols 600000 --k 50 --order ascending --variant fast_split"  # the same, several tiles a block
     "06_fused_topk/run            | --rows 3 --cols 5001 --k 50 --variant fast_chunks"  # rows in chunks, the last ragged
     "06_fused_topk/run            | --rows 2 --cols 40000 --k 300 --dtype fp16 --variant fast_chunks" # lists merged in shared memory
     "06_fused_topk/run            | --rows 256 --cols 5000 --k 50 --sample --temperature 0.8 --top-p 0.9 --variant fast_row"   # the draw in fast_row

@@ -55,8 +55,8 @@ Test(stage06_fast, rows_that_fool_the_guess)
 /* Rows sorted ascending (host/row_order.h): every chunk beats the threshold the chunks before it set,
  * and 16-bit rows hold runs of equal logits, so ties fall across every border. Each kernel of fast
  * (the row counts reach fast_split, fast_chunks and fast_row) and every other variant. fast_split's
- * first list overflows, and is made again from the selected bound: from the slice held in registers,
- * and at 600000 columns from tiles loaded again. */
+ * first list overflows and is made again (fast/list_again.cuh), at 600000 columns from more than one
+ * tile a block. */
 Test(stage06_fast, rows_sorted_ascending)
 {
     open_or_skip();

@@ -1,7 +1,7 @@
 // fast/cluster_kth.cuh — a block finds the K-th largest of the numbers it holds, to 24 bits,
 // equal in every block. The lowest 8 bits are left 0, so the result is a lower bound. All
 // SPLIT_THREADS threads call; the counts are zero on entry.
-// Read next: split_slice.cuh.
+// Read next: list_again.cuh.
 #ifndef FAST_CLUSTER_KTH_CUH
 #define FAST_CLUSTER_KTH_CUH
 

@@ -1,7 +1,7 @@
 // fast/fast_split.cuh — fast_split: one row over a cluster of 16 blocks (sm_90), which agree on
 // a bound below the row's K-th largest and append the logits that reach it to the first block.
-// A list that overflows is made again from a radix-selected bound; overflowing again (ties), the
-// first warp ranks the whole row, as fast_row does.
+// A list that overflows is made again by the first block (list_again.cuh); where ties at the K-th
+// overflow it again, the first warp ranks the whole row, as fast_row does.
 // Assumes K <= FAST_MAX_K and cols <= INT32_MAX - SPLIT_THREADS.
 // Read next: draw.cuh.
 #ifndef FAST_FAST_SPLIT_CUH
@@ -10,13 +10,16 @@
 #include <cooperative_groups.h>
 
 #include "../../common/check.h"
+#include "cluster_kth.cuh"
 #include "dependent_launch.cuh"
+#include "list_again.cuh"
 #include "draw.cuh"
 #include "../host/dtype.h"
 #include "fast.h"
 #include "per_device.cuh"
-#include "split_slice.cuh"
 #include "warp_row.cuh"
+
+#define SPLIT_UNROLL 16      // 16-byte loads in flight a thread
 
 // The list holds at least 4096 and 4K candidates, and fast_row's buffer.
 static int split_list(int k)
@@ -34,6 +37,39 @@ static int split_group_lanes(int blocks, int k)
     while (lanes > 1 && blocks * (SPLIT_THREADS / lanes) < 4 * k)
         lanes /= 2;
     return lanes;
+}
+
+// Appends the v[j] that reach the bound. Slots past capacity are counted, not written.
+template <int N>
+__device__ __forceinline__ void append_at_least(const float (&v)[N], int first, float bound, rank_key *list,
+                                                unsigned *count, unsigned capacity)
+{
+    unsigned n = 0;
+#pragma unroll
+    for (int j = 0; j < N; j++)
+        n += v[j] >= bound;
+    if (n == 0)
+        return;
+    unsigned at = atomicAdd(count, n);
+#pragma unroll
+    for (int j = 0; j < N; j++)
+        if (v[j] >= bound) {
+            if (at < capacity)
+                list[at] = make_key(v[j], first + j);
+            at++;
+        }
+}
+
+// A thread's tile of vectors i0, i0 + SPLIT_THREADS, ..., loaded at once; past `end`, -inf.
+template <typename T>
+__device__ __forceinline__ void load_tile(uint4 (&raw)[SPLIT_UNROLL], const row_parts<T> &p, int i0, int end)
+{
+    const unsigned ninf = logits16<T>::negative_infinity;
+#pragma unroll
+    for (int u = 0; u < SPLIT_UNROLL; u++) {
+        const int i = i0 + u * SPLIT_THREADS;
+        raw[u] = i < end ? p.body[i] : make_uint4(ninf, ninf, ninf, ninf);
+    }
 }
 
 // The row's (m, d) from the blocks', equal in every thread.
@@ -57,7 +93,7 @@ static __global__ void __launch_bounds__(SPLIT_THREADS, 2)
     extern __shared__ rank_key area[]; // the first block's count, then its list
     __shared__ unsigned maxima[SPLIT_THREADS]; // the block's group maxima, as ordered bits
     __shared__ online_stat warp_stats[SPLIT_THREADS / WARP_SIZE], block_stats[SPLIT_MAX_BLOCKS];
-    __shared__ unsigned counts[KTH_ROUNDS][SKEWED_COUNTS], sums[KTH_ROUNDS][SKEWED_COUNTS]; // a round each
+    __shared__ unsigned counts[KTH_ROUNDS][SKEWED_COUNTS]; // counts, a round each
     __shared__ unsigned agree[2][SPLIT_THREADS / WARP_SIZE]; // AND and OR, a warp each
     cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
     const int blocks = (int)cluster.num_blocks(), rank = (int)cluster.block_rank();
@@ -67,7 +103,7 @@ static __global__ void __launch_bounds__(SPLIT_THREADS, 2)
     const row_parts<T> p = split_row(xr, cols);
     const int first = slice_start(p, rank, blocks), end = slice_start(p, rank + 1, blocks);
     const bool head = rank == 0 && t < p.head, tail = rank == blocks - 1 && p.tail + t < (int)cols;
-    const int edge = head ? t : p.tail + t;
+    const int edge = head ? t : p.tail + t; // the index of the edge logit
 
     // 1. Each thread folds its logits into (m, d) and its maximum; each group's maximum goes to
     //    its block's shared memory. A single tile stays in registers for step 3.
@@ -75,9 +111,9 @@ static __global__ void __launch_bounds__(SPLIT_THREADS, 2)
     uint4 raw[SPLIT_UNROLL];
     load_tile(raw, p, first + t, end);
     const float edge_logit = head || tail ? logit_to_float(p.logits[edge]) : -INFINITY;
-    unsigned *count = reinterpret_cast<unsigned *>(area); // two counters: a list each
+    unsigned *count = reinterpret_cast<unsigned *>(area);
     if (rank == 0 && t == 0)
-        count[0] = count[1] = 0;
+        *count = 0;
     for (int i = t; i < KTH_ROUNDS * SKEWED_COUNTS; i += SPLIT_THREADS)
         counts[i / SKEWED_COUNTS][i % SKEWED_COUNTS] = 0;
 
@@ -89,7 +125,7 @@ static __global__ void __launch_bounds__(SPLIT_THREADS, 2)
             s = online_stat_add(s, most);
     }
     const int chunk = FAST_UNROLL;
-    const slice<T> sl = {p, first, end, end - first <= SPLIT_THREADS * SPLIT_UNROLL, head || tail, edge, edge_logit};
+    const bool one_tile = end - first <= SPLIT_THREADS * SPLIT_UNROLL;
     for (int i0 = first + t; i0 < end; i0 += SPLIT_THREADS * SPLIT_UNROLL) {
         if (i0 != first + t)
             load_tile(raw, p, i0, end);
@@ -118,30 +154,49 @@ static __global__ void __launch_bounds__(SPLIT_THREADS, 2)
 #pragma unroll
     for (int j = 0; j < SPLIT_MAX_HELD; j++)
         held[j] = t + j * SPLIT_THREADS < groups ? *cluster.map_shared_rank(&maxima[slot], from + j * step) : 0u;
+    unsigned top = 0; // the largest held
+#pragma unroll
+    for (int j = 0; j < SPLIT_MAX_HELD; j++)
+        top = max(top, held[j]);
     const unsigned kth = groups <= SPLIT_THREADS ? block_kth_by_bisection(held[0], t < groups, k, agree)
                                                  : block_kth_largest(held, groups, k, counts);
-    const float bound = bound_of(kth);
+    // Below -inf's ordered bits lie only NaNs.
+    const float bound = kth < ordered_bits(-INFINITY) ? -INFINITY : from_ordered_bits(kth);
     if (warp == 0) { // the block's statistic goes to block 0
         const online_stat b = warp_combine(lane < SPLIT_THREADS / WARP_SIZE ? warp_stats[lane] : ONLINE_IDENTITY);
         if (lane == 0)
             *cluster.map_shared_rank(&block_stats[rank], 0) = b;
     }
 
-    // 3. The logits >= bound, appended to the first block's list. A list past capacity is made
-    //    again, from the K-th largest of its logits.
+    // 3. The logits >= bound, appended to the first block's list.
     rank_key *list = cluster.map_shared_rank(area + 1, 0);
     unsigned *list_count = cluster.map_shared_rank(count, 0);
-    append_slice<T, chunk>(raw, sl, bound, list, list_count, capacity);
-    cluster.sync(); // candidates and statistics are in block 0
-    int n = (int)*list_count;
-    if (n > (int)capacity) { // in every block
-        const float sharper = bound_of(slices_kth_largest(raw, sl, bound, k, counts, sums));
-        list_count = cluster.map_shared_rank(count + 1, 0);
-        append_slice<T, chunk>(raw, sl, sharper, list, list_count, capacity);
-        cluster.sync();
-        n = (int)*list_count;
+    if (head || tail) {
+        const float v[1] = {edge_logit};
+        append_at_least(v, edge, bound, list, list_count, capacity);
     }
-    cluster.barrier_arrive(); // n is read
+    for (int i0 = first + t; i0 < end; i0 += SPLIT_THREADS * SPLIT_UNROLL) {
+        if (!one_tile)
+            load_tile(raw, p, i0, end);
+#pragma unroll
+        for (int g = 0; g < SPLIT_UNROLL; g += chunk) {
+            if (i0 + g * SPLIT_THREADS >= end)
+                break; // the rest lies past the slice
+            if (!(vec::template largest<chunk>(raw + g) >= bound))
+                continue; // no logit of the chunk reaches it
+#pragma unroll
+            for (int u = g; u < g + chunk; u++) {
+                const int i = i0 + u * SPLIT_THREADS;
+                if (i < end) { // padding past the end is skipped
+                    float v[vec::count];
+                    vec::unpack(raw[u], v);
+                    append_at_least(v, p.head + i * vec::count, bound, list, list_count, capacity);
+                }
+            }
+        }
+    }
+    cluster.sync(); // candidates and statistics are in block 0
+
     if (rank != 0)
         return;
 
@@ -149,6 +204,9 @@ static __global__ void __launch_bounds__(SPLIT_THREADS, 2)
     //    many beat it: up to SPLIT_THREADS candidates, a team of lanes counts for each; more,
     //    the block sorts them.
     rank_key *mine = area + 1;
+    int n = (int)*count;
+    if (n > (int)capacity) // bits from the bound's to the row's maximum
+        n = list_again(p, cols, k, ordered_bits(bound), block_largest(top, agree[0]), mine, count, capacity);
     if (n <= SPLIT_THREADS) {
         int team = WARP_SIZE; // lanes counting for one candidate
         while (team > 1 && team * n > SPLIT_THREADS)
@@ -182,26 +240,25 @@ static __global__ void __launch_bounds__(SPLIT_THREADS, 2)
             if (warp == 0)
                 warp_draw(sorted, k, row, draw);
         }
-    } else {
-        if (n <= (int)capacity) {
-            int padded = 2 * SPLIT_THREADS;
-            while (padded < n)
-                padded *= 2;
-            for (int i = n + t; i < padded; i += SPLIT_THREADS)
-                mine[i] = 0; // empties sort last
-            __syncthreads();
-            block_sort_by_runs(mine, padded, SPLIT_THREADS);
-        } else if (warp == 0) { // the list overflowed: rank the whole row
-            warp_rank_row_again(mine, k, xr, cols);
-        }
-        const online_stat total = cluster_statistic(block_stats, blocks);
-        if (warp == 0) {
-            write_topk<Probs>(mine, total, row, k, indices, probs);
-            if (Draw)
-                warp_draw(mine, k, row, draw);
-        }
+        return;
     }
-    cluster.barrier_wait(); // every block has read n
+    if (n <= (int)capacity) {
+        int padded = 2 * SPLIT_THREADS;
+        while (padded < n)
+            padded *= 2;
+        for (int i = n + t; i < padded; i += SPLIT_THREADS)
+            mine[i] = 0; // empties sort last
+        __syncthreads();
+        block_sort_by_runs(mine, padded, SPLIT_THREADS);
+    } else if (warp == 0) { // the list overflowed: rank the whole row
+        warp_rank_row_again(mine, k, xr, cols);
+    }
+    const online_stat total = cluster_statistic(block_stats, blocks);
+    if (warp == 0) {
+        write_topk<Probs>(mine, total, row, k, indices, probs);
+        if (Draw)
+            warp_draw(mine, k, row, draw);
+    }
 #endif
 }
 
