@@ -13,7 +13,7 @@
 //   block_per_row:  block r (256 threads) owns row r and walks it three times, thread t columns
 //                   t, t + 256, ... (none when t >= cols); it reduces across the block.
 //
-// Read next: exercise.cu, a half-warp per row.
+// Read next: main.c, what the program runs; then exercise.cu, a half-warp per row.
 #include "../common/check.h"
 #include "../common/gpu.h"
 #include "warp.h"
